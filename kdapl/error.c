@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DAT return codes: their names for dat_strerror(), and the translation of
+ * kernel errnos into DAT_RETURN values at the edge of the DAT API.
+ */
+
+#include <linux/bsearch.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+
+#include "error.h"
+
+#define KDAPL_CODE(code)	{ .value = (code), .name = #code }
+#define KDAPL_SUBCODE(code) \
+	[code] = #code
+
+/* Every DAT 2.0 return type, in ascending order of value for bsearch(). */
+static const struct kdapl_code_name dat_type_names[] = {
+	KDAPL_CODE(DAT_SUCCESS),
+	KDAPL_CODE(DAT_ABORT),
+	KDAPL_CODE(DAT_CONN_QUAL_IN_USE),
+	KDAPL_CODE(DAT_INSUFFICIENT_RESOURCES),
+	KDAPL_CODE(DAT_INTERNAL_ERROR),
+	KDAPL_CODE(DAT_INVALID_HANDLE),
+	KDAPL_CODE(DAT_INVALID_PARAMETER),
+	KDAPL_CODE(DAT_INVALID_STATE),
+	KDAPL_CODE(DAT_LENGTH_ERROR),
+	KDAPL_CODE(DAT_MODEL_NOT_SUPPORTED),
+	KDAPL_CODE(DAT_PROVIDER_NOT_FOUND),
+	KDAPL_CODE(DAT_PRIVILEGES_VIOLATION),
+	KDAPL_CODE(DAT_PROTECTION_VIOLATION),
+	KDAPL_CODE(DAT_QUEUE_EMPTY),
+	KDAPL_CODE(DAT_QUEUE_FULL),
+	KDAPL_CODE(DAT_TIMEOUT_EXPIRED),
+	KDAPL_CODE(DAT_PROVIDER_ALREADY_REGISTERED),
+	KDAPL_CODE(DAT_PROVIDER_IN_USE),
+	KDAPL_CODE(DAT_INVALID_ADDRESS),
+	KDAPL_CODE(DAT_INTERRUPTED_CALL),
+	KDAPL_CODE(DAT_CONN_QUAL_UNAVAILABLE),
+	KDAPL_CODE(DAT_RESERVED_LMR),
+	KDAPL_CODE(DAT_PORT_IN_USE),
+	KDAPL_CODE(DAT_COMM_NOT_SUPPORTED),
+	KDAPL_CODE(DAT_EXTENSION_BASE),
+	KDAPL_CODE(DAT_NOT_IMPLEMENTED),
+};
+
+/* Every DAT 2.0 subtype's name, indexed by value: the numbering is dense. */
+static const char * const dat_subtype_names[] = {
+	KDAPL_SUBCODE(DAT_NO_SUBTYPE),
+	KDAPL_SUBCODE(DAT_SUB_INTERRUPTED),
+	KDAPL_SUBCODE(DAT_RESOURCE_MEMORY),
+	KDAPL_SUBCODE(DAT_RESOURCE_DEVICE),
+	KDAPL_SUBCODE(DAT_RESOURCE_TEP),
+	KDAPL_SUBCODE(DAT_RESOURCE_TEVD),
+	KDAPL_SUBCODE(DAT_RESOURCE_PROTECTION_DOMAIN),
+	KDAPL_SUBCODE(DAT_RESOURCE_MEMORY_REGION),
+	KDAPL_SUBCODE(DAT_RESOURCE_ERROR_HANDLER),
+	KDAPL_SUBCODE(DAT_RESOURCE_CREDITS),
+	KDAPL_SUBCODE(DAT_RESOURCE_SRQ),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_IA),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EP),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_LMR),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_RMR),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_PZ),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_PSP),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_RSP),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_CR),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_CNO),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EVD_CR),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EVD_REQUEST),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EVD_RECV),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EVD_CONN),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_EVD_ASYNC),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_SRQ),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE_CSP),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE1),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE2),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE3),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE4),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE5),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE6),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE7),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE8),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE9),
+	KDAPL_SUBCODE(DAT_INVALID_HANDLE10),
+	KDAPL_SUBCODE(DAT_INVALID_ARG1),
+	KDAPL_SUBCODE(DAT_INVALID_ARG2),
+	KDAPL_SUBCODE(DAT_INVALID_ARG3),
+	KDAPL_SUBCODE(DAT_INVALID_ARG4),
+	KDAPL_SUBCODE(DAT_INVALID_ARG5),
+	KDAPL_SUBCODE(DAT_INVALID_ARG6),
+	KDAPL_SUBCODE(DAT_INVALID_ARG7),
+	KDAPL_SUBCODE(DAT_INVALID_ARG8),
+	KDAPL_SUBCODE(DAT_INVALID_ARG9),
+	KDAPL_SUBCODE(DAT_INVALID_ARG10),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_UNCONNECTED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_ACTCONNPENDING),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_PASSCONNPENDING),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_TENTCONNPENDING),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_CONNECTED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_DISCONNECTED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_RESERVED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_COMPLPENDING),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_DISCPENDING),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_PROVIDERCONTROL),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_NOTREADY),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_RECV_WATERMARK),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_PZ),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_EVD_REQUEST),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_EVD_RECV),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_EVD_CONNECT),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_UNCONFIGURED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_UNCONFRESERVED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_UNCONFPASSIVE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EP_UNCONFTENTATIVE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_CNO_IN_USE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_CNO_DEAD),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_OPEN),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_ENABLED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_DISABLED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_WAITABLE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_UNWAITABLE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_IN_USE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_CONFIG_NOTIFY),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_CONFIG_SOLICITED),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_CONFIG_THRESHOLD),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_WAITER),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_EVD_ASYNC),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_IA_IN_USE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_LMR_IN_USE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_LMR_FREE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_PZ_IN_USE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_PZ_FREE),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_SRQ_OPERATIONAL),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_SRQ_ERROR),
+	KDAPL_SUBCODE(DAT_INVALID_STATE_SRQ_IN_USE),
+	KDAPL_SUBCODE(DAT_PRIVILEGES_READ),
+	KDAPL_SUBCODE(DAT_PRIVILEGES_WRITE),
+	KDAPL_SUBCODE(DAT_PRIVILEGES_RDMA_READ),
+	KDAPL_SUBCODE(DAT_PRIVILEGES_RDMA_WRITE),
+	KDAPL_SUBCODE(DAT_PROTECTION_READ),
+	KDAPL_SUBCODE(DAT_PROTECTION_WRITE),
+	KDAPL_SUBCODE(DAT_PROTECTION_RDMA_READ),
+	KDAPL_SUBCODE(DAT_PROTECTION_RDMA_WRITE),
+	KDAPL_SUBCODE(DAT_INVALID_ADDRESS_UNSUPPORTED),
+	KDAPL_SUBCODE(DAT_INVALID_ADDRESS_UNREACHABLE),
+	KDAPL_SUBCODE(DAT_INVALID_ADDRESS_MALFORMED),
+	KDAPL_SUBCODE(DAT_NAME_NOT_REGISTERED),
+	KDAPL_SUBCODE(DAT_MAJOR_NOT_FOUND),
+	KDAPL_SUBCODE(DAT_MINOR_NOT_FOUND),
+	KDAPL_SUBCODE(DAT_THREAD_SAFETY_NOT_FOUND),
+};
+
+/* The last subtype fixes the table's size; the self-test finds any hole. */
+static_assert(ARRAY_SIZE(dat_subtype_names) ==
+	      DAT_THREAD_SAFETY_NOT_FOUND + 1);
+
+static int dat_type_cmp(const void *key, const void *elt)
+{
+	u32 type = *(const u32 *)key;
+	const struct kdapl_code_name *entry = elt;
+
+	if (type < entry->value)
+		return -1;
+	return type > entry->value;
+}
+
+static const struct kdapl_code_name *dat_type_lookup(u32 type)
+{
+	return bsearch(&type, dat_type_names, ARRAY_SIZE(dat_type_names),
+		       sizeof(dat_type_names[0]), dat_type_cmp);
+}
+
+static const char *dat_subtype_lookup(u32 subtype)
+{
+	if (subtype >= ARRAY_SIZE(dat_subtype_names))
+		return NULL;
+	return dat_subtype_names[subtype];
+}
+
+/**
+ * dat_strerror() - name the type and subtype of a DAT return code
+ * @value: the DAT_RETURN to decode; its class bits are ignored
+ * @major_message: set to the name of the type, e.g. "DAT_INVALID_HANDLE"
+ * @minor_message: set to the name of the subtype, e.g.
+ *	"DAT_INVALID_HANDLE_EP", or "DAT_NO_SUBTYPE" when there is none
+ *
+ * The strings are static and must not be freed or modified. When the type
+ * or the subtype is not a DAT 2.0 one, both messages are still set, the
+ * unknown part to a fixed "unknown" string, so callers that log them
+ * unconditionally stay safe. Callable from any context.
+ *
+ * Return: %DAT_SUCCESS; DAT_ERROR(%DAT_INVALID_PARAMETER, %DAT_INVALID_ARG1)
+ * if the type or the subtype of @value is unknown; or
+ * DAT_ERROR(%DAT_INVALID_PARAMETER, %DAT_INVALID_ARG2 or %DAT_INVALID_ARG3)
+ * if @major_message or @minor_message is %NULL, in which case neither is
+ * written.
+ */
+DAT_RETURN dat_strerror(DAT_RETURN value, const char **major_message,
+			const char **minor_message)
+{
+	const struct kdapl_code_name *type;
+	const char *subtype;
+
+	if (!major_message)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!minor_message)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+
+	type = dat_type_lookup(DAT_GET_TYPE(value));
+	subtype = dat_subtype_lookup(DAT_GET_SUBTYPE(value));
+
+	*major_message = type ? type->name : "unknown DAT type";
+	*minor_message = subtype ?: "unknown DAT subtype";
+
+	if (!type || !subtype)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_GPL(dat_strerror);
+
+/**
+ * kdapl_errno_to_dat() - translate a kernel errno into a DAT return code
+ * @err: zero or a negative errno, as returned by kernel services
+ *
+ * Every non-zero result has %DAT_CLASS_ERROR set, so it can be handed
+ * straight back to a DAT consumer. Errnos without a closer DAT meaning,
+ * including positive values, become %DAT_INTERNAL_ERROR.
+ *
+ * Return: %DAT_SUCCESS for 0, otherwise a DAT_ERROR() code.
+ */
+DAT_RETURN kdapl_errno_to_dat(int err)
+{
+	switch (err) {
+	case 0:
+		return DAT_SUCCESS;
+	case -ENOMEM:
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	case -EINVAL:
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
+	case -ETIMEDOUT:
+		return DAT_ERROR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
+	case -EADDRINUSE:
+		return DAT_ERROR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE);
+	case -EOPNOTSUPP:
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	case -EINTR:
+	case -ERESTARTSYS:
+		return DAT_ERROR(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
+	case -EACCES:
+	case -EPERM:
+		return DAT_ERROR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
+	case -EAGAIN:
+		return DAT_ERROR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	case -ENETUNREACH:
+	case -EHOSTUNREACH:
+		return DAT_ERROR(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNREACHABLE);
+	case -ECONNREFUSED:
+		/* The peer was reached; none of the address subtypes fits. */
+		return DAT_ERROR(DAT_INVALID_ADDRESS, DAT_NO_SUBTYPE);
+	case -ENODEV:
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NO_SUBTYPE);
+	default:
+		return DAT_ERROR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	}
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_errno_to_dat, KDAPL_INTERNAL);
+
+/**
+ * kdapl_dat_type_names() - the table of DAT return types
+ * @count: set to the number of entries
+ *
+ * For the self-tests: the entries are sorted by strictly ascending value.
+ *
+ * Return: the first entry of the static table.
+ */
+const struct kdapl_code_name *kdapl_dat_type_names(size_t *count)
+{
+	*count = ARRAY_SIZE(dat_type_names);
+	return dat_type_names;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_dat_type_names, KDAPL_INTERNAL);
+
+/**
+ * kdapl_dat_subtype_names() - the names of the DAT return subtypes
+ * @count: set to the number of entries
+ *
+ * For the self-tests: entry i is the name of subtype i.
+ *
+ * Return: the first entry of the static table.
+ */
+const char * const *kdapl_dat_subtype_names(size_t *count)
+{
+	*count = ARRAY_SIZE(dat_subtype_names);
+	return dat_subtype_names;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_dat_subtype_names, KDAPL_INTERNAL);

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl: kernel DAT 2.0 (kDAPL) core.
+ *
+ * Module init and exit, and the module's debugfs root. The DAT objects
+ * live in their own files; this file only wires the module together.
+ *
+ * debugfs layout (see Documentation/architecture.rst):
+ *   /sys/kernel/debug/kdapl/
+ *     version   API version and build of this module
+ *     handles   live DAT handles in the global table, by type
+ */
+
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "kdapl.h"
+
+#define KDAPL_VERSION "0.1"
+
+struct kdapl_globals kdapl;
+
+static int version_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "kdapl %s DAT %d.%d\n", KDAPL_VERSION, 2, 0);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(version);
+
+static int handles_show(struct seq_file *m, void *v)
+{
+	unsigned int count[KDAPL_HT_MAX] = { 0 };
+	struct kdapl_hobj *obj;
+	unsigned long index;
+	int t;
+
+	xa_lock_irq(&kdapl.handles.xa);
+	xa_for_each(&kdapl.handles.xa, index, obj) {
+		if (obj->type > 0 && obj->type < KDAPL_HT_MAX)
+			count[obj->type]++;
+	}
+	xa_unlock_irq(&kdapl.handles.xa);
+
+	seq_printf(m, "total %u\n", kdapl_htable_count(&kdapl.handles));
+	for (t = 1; t < KDAPL_HT_MAX; t++)
+		seq_printf(m, "%-4s %u\n", kdapl_htype_name(t), count[t]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(handles);
+
+static int __init kdapl_init(void)
+{
+	kdapl_htable_init(&kdapl.handles);
+
+	kdapl.debugfs = debugfs_create_dir("kdapl", NULL);
+	debugfs_create_file("version", 0444, kdapl.debugfs, NULL,
+			    &version_fops);
+	debugfs_create_file("handles", 0444, kdapl.debugfs, NULL,
+			    &handles_fops);
+
+	pr_info("kdapl: DAT 2.0 kernel core loaded\n");
+	return 0;
+}
+
+static void __exit kdapl_exit(void)
+{
+	debugfs_remove_recursive(kdapl.debugfs);
+	kdapl_htable_destroy(&kdapl.handles);
+	pr_info("kdapl: unloaded\n");
+}
+
+module_init(kdapl_init);
+module_exit(kdapl_exit);
+
+MODULE_DESCRIPTION("Kernel DAT 2.0 (kDAPL) core over ib_core and rdma_cm");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(KDAPL_VERSION);

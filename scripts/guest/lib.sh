@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Helpers shared by the guest-side scripts (sourced, bash).
+#
+# KTAP output for guest-side test programs: a suite is opened with
+# ktap_suite NAME PLAN, each case reported with ktap_case, closed with
+# ktap_end. The block has the layout of a KUnit debugfs results file so
+# the host parser treats both alike.
+
+OUT=$KDAPL_RUN/out
+RESULTS=$OUT/results.ktap
+
+_ktap_n=0
+_ktap_fail=0
+_ktap_name=
+
+ktap_suite() {
+	_ktap_name=$1
+	echo "kdapl-guest: suite $1 at $(cut -d' ' -f1 /proc/uptime) s"
+	_ktap_n=0
+	_ktap_fail=0
+	{
+		echo "    KTAP version 1"
+		echo "    # Subtest: $1"
+		echo "    1..$2"
+	} >>"$RESULTS"
+}
+
+# ktap_case ok|fail|skip NAME [reason/log...]
+ktap_case() {
+	local res=$1 name=$2
+	shift 2
+	_ktap_n=$((_ktap_n + 1))
+	for l in "$@"; do
+		echo "    # $name: $l" >>"$RESULTS"
+	done
+	case "$res" in
+	ok) echo "    ok $_ktap_n $name" >>"$RESULTS" ;;
+	skip) echo "    ok $_ktap_n $name # SKIP $*" >>"$RESULTS" ;;
+	*) echo "    not ok $_ktap_n $name" >>"$RESULTS"
+	   _ktap_fail=1 ;;
+	esac
+}
+
+# ktap_check NAME command...: one case from a command's exit status.
+ktap_check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_case ok "$name"
+	else
+		ktap_case fail "$name" "command failed: $*" \
+			"$(echo "$out" | tail -n 5 | tr '\n' '|')"
+	fi
+}
+
+ktap_end() {
+	if [ "$_ktap_fail" -eq 0 ]; then
+		echo "ok 1 $_ktap_name" >>"$RESULTS"
+	else
+		echo "not ok 1 $_ktap_name" >>"$RESULTS"
+	fi
+}
+
+guest_marker() {
+	echo "# kdapl-guest: $*" >>"$RESULTS"
+}
+
+# Modules are loaded from a tmpfs copy: many insmod cycles over 9p are slow.
+MODDIR=/tmp/kdapl-modules
+if [ ! -d "$MODDIR" ]; then
+	mkdir -p "$MODDIR" && cp "$KDAPL_RUN"/modules/*.ko "$MODDIR/"
+fi
+
+# Two test hosts: the root namespace (host A, veth0, 192.0.2.1, siwA) and
+# namespace "b" (host B, veth1, 192.0.2.2, siwB).
+HOST_A_ADDR=192.0.2.1
+HOST_B_ADDR=192.0.2.2
+
+setup_test_hosts() {
+	ip link set lo up &&
+	ip netns add b &&
+	ip netns exec b ip link set lo up &&
+	ip link add veth0 type veth peer name veth1 &&
+	ip link set veth1 netns b &&
+	ip addr add "$HOST_A_ADDR/24" dev veth0 &&
+	ip link set veth0 up &&
+	ip netns exec b ip addr add "$HOST_B_ADDR/24" dev veth1 &&
+	ip netns exec b ip link set veth1 up &&
+	insmod "$MODDIR/siw.ko" &&
+	rdma link add siwA type siw netdev veth0 &&
+	ip netns exec b rdma link add siwB type siw netdev veth1
+}
+
+# debugfs tree of a module, one line per file with its first line.
+show_debugfs() {
+	local f
+	for f in $(find "/sys/kernel/debug/$1" -type f | sort); do
+		printf '%s: %s\n' "$f" "$(head -n 1 "$f" 2>/dev/null)"
+	done
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# Guest side of `make check`: runs inside the test guest (see
+# scripts/guest/init), writes KTAP to $KDAPL_RUN/out/results.ktap.
+# The host (scripts/check.sh) parses that file and the console log.
+set -u
+. "$KDAPL_SRC/scripts/guest/lib.sh"
+
+guest_marker "cpus=$(nproc)"
+echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
+
+# --- guest_env: the two test hosts and siw between them ----------------
+ktap_suite guest_env 4
+ktap_check test_hosts_created setup_test_hosts
+ktap_check ping_a_to_b ping -c 1 -W 5 "$HOST_B_ADDR"
+ktap_check siw_devices sh -c 'rdma link show | grep -q siwA &&
+	rdma link show | grep -q siwB'
+rping_siw() {
+	ip netns exec b rping -s -a "$HOST_B_ADDR" -C 3 >/tmp/rping-s.log 2>&1 &
+	local spid=$! rc=1 try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		if timeout 60 rping -c -a "$HOST_B_ADDR" -C 3 -v \
+			>/tmp/rping-c.log 2>&1; then
+			rc=0
+			break
+		fi
+	done
+	wait "$spid" || rc=1
+	grep -c 'ping data' /tmp/rping-c.log | grep -qx 3 || rc=1
+	[ $rc -eq 0 ] || cat /tmp/rping-c.log /tmp/rping-s.log
+	return $rc
+}
+ktap_check rping_siw_a_to_b rping_siw
+ktap_end
+
+# --- module_lifecycle: load/unload cycles, debugfs, no leak -------------
+lifecycle() {
+	local mod=$1 dir=$2 i
+	for i in $(seq 1 20); do
+		insmod "$MODDIR/$mod.ko" || { echo "insmod $mod #$i"; return 1; }
+		[ -d "/sys/kernel/debug/$dir" ] ||
+			{ echo "no debugfs $dir"; rmmod "$mod"; return 1; }
+		rmmod "$mod" || { echo "rmmod $mod #$i"; return 1; }
+	done
+	[ ! -e "/sys/kernel/debug/$dir" ] || { echo "debugfs $dir left"; return 1; }
+}
+kmemleak_clean() {
+	local km=/sys/kernel/debug/kmemleak
+	# Objects younger than 5 s are not reported: wait, then scan twice.
+	sleep 6
+	echo scan >"$km"
+	echo scan >"$km"
+	if [ -s "$km" ]; then
+		head -n 30 "$km"
+		return 1
+	fi
+}
+echo clear >/sys/kernel/debug/kmemleak
+ktap_suite module_lifecycle 3
+ktap_check kdapl_load_unload_20 lifecycle kdapl kdapl
+ktap_check kiwarp_load_unload_20 lifecycle kiwarp kiwarp
+ktap_check no_kmemleak_after_cycles kmemleak_clean
+ktap_end
+
+# --- KUnit suites, one module each (kunit/SUITES) ------------------------
+insmod "$MODDIR/kdapl.ko"
+insmod "$MODDIR/kiwarp.ko"
+grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
+	[ -n "$mod" ] || continue
+	if ! insmod "$MODDIR/$mod.ko"; then
+		echo "kdapl-guest: insmod $mod failed"
+		continue
+	fi
+	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
+	rmmod "$mod"
+done
+rmmod kiwarp
+rmmod kdapl
+
+# A leak anywhere in the run shows up on the console for the host parser.
+echo scan >/sys/kernel/debug/kmemleak
+guest_marker done

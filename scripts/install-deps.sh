@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install the Debian 12 packages this project needs to build the test
+# kernel, the modules and the host tools, and to run the QEMU test guest.
+# Idempotent: packages already present are not touched, and apt is only
+# called when something is missing.
+set -eu
+
+PKGS="build-essential bc flex bison libelf-dev libssl-dev dwarves cpio
+busybox-static kmod xz-utils qemu-system-x86 linux-source-6.1 sparse
+perl python3 iproute2 iputils-ping rdmacm-utils ibverbs-utils ibverbs-providers
+libibverbs-dev librdmacm-dev cmake g++ libgtest-dev pkg-config"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+	   grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

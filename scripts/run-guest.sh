@@ -1,0 +1,53 @@
+#!/bin/sh
+# Boot the test guest once and run one guest-side script in it.
+#
+#   scripts/run-guest.sh <kernel-tree> <run-dir> <guest-script> [timeout-s]
+#
+# <kernel-tree>  a tree from scripts/build-kernel.sh (bzImage, siw.ko)
+# <run-dir>      host directory shared read-write with the guest as
+#                /run/kdapl: modules/ is staged here, the guest writes its
+#                results into out/; console.log receives the serial console
+# <guest-script> path relative to the project root, run inside the guest
+#
+# Exit status: QEMU's, or 124 if the time-out (default 900 s) expired.
+# Environment: KDAPL_SMP (CPUs, default 2), KDAPL_MEM (default 2G).
+set -eu
+
+ktree=$1
+rundir=$2
+script=$3
+tmo=${4:-900}
+top=$(cd "$(dirname "$0")/.." && pwd)
+smp=${KDAPL_SMP:-2}
+mem=${KDAPL_MEM:-2G}
+
+mkdir -p "$rundir/modules" "$rundir/out"
+rm -f "$rundir/out/"* "$rundir/console.log"
+
+# Stage the modules the guest loads: ours and the in-tree siw.
+cp "$top"/kdapl/*.ko "$top"/iw_provider/*.ko "$top"/kunit/*.ko \
+	"$rundir/modules/"
+cp "$ktree/drivers/infiniband/sw/siw/siw.ko" "$rundir/modules/"
+
+# The initramfs: busybox and our init, nothing else.
+initrd=$rundir/initramfs.cpio.gz
+staging=$rundir/initramfs
+rm -rf "$staging"
+mkdir -p "$staging/bin" "$staging/proc" "$staging/sys" "$staging/dev" \
+	"$staging/mnt"
+cp /bin/busybox "$staging/bin/busybox"
+cp "$top/scripts/guest/init" "$staging/init"
+chmod 755 "$staging/init"
+(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
+
+rc=0
+timeout --foreground -k 10 "$tmo" \
+	qemu-system-x86_64 -nodefaults -accel tcg -cpu max -m "$mem" \
+	-smp "$smp" -kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
+	-append "console=ttyS0 pci=noacpi panic=-1 oops=panic kdapl.run=$script" \
+	-serial "file:$rundir/console.log" -display none -no-reboot \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$rundir",mount_tag=kdapl_run,security_model=none,multidevs=remap \
+	-virtfs local,path="$top",mount_tag=kdapl_src,security_model=none,readonly=on,multidevs=remap \
+	</dev/null || rc=$?
+exit "$rc"
