@@ -166,12 +166,11 @@ static void kht_test_wrong_type(struct kunit *test)
 
 		/* The real handle asked for as another type. */
 		r = kdapl_hobj_get(&tbl, handle, t);
-		if (t == KDAPL_HT_EP) {
+		if (t == KDAPL_HT_EP)
 			KUNIT_EXPECT_PTR_EQ(test, r, &o->hobj);
-		} else if (r) {
+		else if (r)
 			bad++;
-			kdapl_hobj_put(r);
-		}
+		kdapl_hobj_put(r);
 
 		/* The same index with other type bits, asked for as such. */
 		if (t == KDAPL_HT_EP)
