@@ -65,6 +65,11 @@ guest_marker() {
 	echo "# kdapl-guest: $*" >>"$RESULTS"
 }
 
+# insmod/rmmod from the static busybox: Debian's kmod pulls in libcrypto,
+# and loading that over 9p for every call costs seconds under TCG.
+insmod() { busybox insmod "$@"; }
+rmmod() { busybox rmmod "$@"; }
+
 # Modules are loaded from a tmpfs copy: many insmod cycles over 9p are slow.
 MODDIR=/tmp/kdapl-modules
 if [ ! -d "$MODDIR" ]; then

@@ -77,6 +77,9 @@ done
 rmmod kiwarp
 rmmod kdapl
 
-# A leak anywhere in the run shows up on the console for the host parser.
+# A leak anywhere in the run shows up on the console for the host parser
+# ("kmemleak: N new suspected memory leaks"); objects younger than 5 s are
+# not reported, hence the wait.
+sleep 6
 echo scan >/sys/kernel/debug/kmemleak
 guest_marker done
