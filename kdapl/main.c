@@ -9,6 +9,9 @@
  *   /sys/kernel/debug/kdapl/
  *     version   API version and build of this module
  *     handles   live DAT handles in the global table, by type
+ *     cpus      the participating CPUs (module parameter "cpus")
+ *     evds      one line per EVD: handle, flags, qlen, queued, posted,
+ *               overflows, upcalls, policy, bound CPU
  */
 
 #include <linux/module.h>
@@ -16,10 +19,29 @@
 #include <linux/seq_file.h>
 
 #include "kdapl.h"
+#include "cpu.h"
+#include "evd.h"
 
 #define KDAPL_VERSION "0.1"
 
 struct kdapl_globals kdapl;
+
+/**
+ * kdapl_obj_get() - a counted reference from a consumer's handle
+ * @handle: the consumer's handle
+ * @type: the type the caller expects
+ *
+ * Return: the object, or NULL for a NULL, stale or wrongly typed handle
+ * (the caller answers DAT_INVALID_HANDLE). Drop it with kdapl_obj_put().
+ * Context: any context.
+ */
+struct kdapl_obj *kdapl_obj_get(void *handle, enum kdapl_htype type)
+{
+	struct kdapl_hobj *h = kdapl_hobj_get(&kdapl.handles, handle, type);
+
+	return h ? container_of(h, struct kdapl_obj, hobj) : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_obj_get, KDAPL_INTERNAL);
 
 static int version_show(struct seq_file *m, void *v)
 {
@@ -49,8 +71,20 @@ static int handles_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(handles);
 
+static int cpus_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%*pbl\n", cpumask_pr_args(kdapl_cpu_mask()));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cpus);
+
 static int __init kdapl_init(void)
 {
+	int err;
+
+	err = kdapl_cpu_init();
+	if (err)
+		return err;
 	kdapl_htable_init(&kdapl.handles);
 
 	kdapl.debugfs = debugfs_create_dir("kdapl", NULL);
@@ -58,6 +92,8 @@ static int __init kdapl_init(void)
 			    &version_fops);
 	debugfs_create_file("handles", 0444, kdapl.debugfs, NULL,
 			    &handles_fops);
+	debugfs_create_file("cpus", 0444, kdapl.debugfs, NULL, &cpus_fops);
+	kdapl_evd_debugfs_init(kdapl.debugfs);
 
 	pr_info("kdapl: DAT 2.0 kernel core loaded\n");
 	return 0;
@@ -67,6 +103,7 @@ static void __exit kdapl_exit(void)
 {
 	debugfs_remove_recursive(kdapl.debugfs);
 	kdapl_htable_destroy(&kdapl.handles);
+	kdapl_cpu_exit();
 	pr_info("kdapl: unloaded\n");
 }
 

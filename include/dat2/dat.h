@@ -137,7 +137,8 @@ typedef DAT_HANDLE DAT_CNO_HANDLE;
 /* Addresses, qualifiers, flags                                        */
 /* ------------------------------------------------------------------ */
 
-typedef DAT_SOCK_ADDR *DAT_IA_ADDRESS_PTR;
+/* A DAT_SOCK_ADDR pointer. */
+typedef struct sockaddr *DAT_IA_ADDRESS_PTR;
 
 typedef DAT_UINT64 DAT_CONN_QUAL;
 typedef DAT_UINT64 DAT_PORT_QUAL;
@@ -307,7 +308,7 @@ typedef enum dat_rmr_param_mask {
 
 /* Who owns an IOV after a DTO completes. */
 typedef enum dat_iov_ownership {
-	DAT_IOV_CONSUMER		= 0x0,	/* not touched by the provider */
+	DAT_IOV_CONSUMER		= 0x0,	/* provider never touches it */
 	DAT_IOV_PROVIDER_NOMOD		= 0x1,	/* provider leaves it intact */
 	DAT_IOV_PROVIDER_MOD		= 0x2,	/* provider may modify it */
 } DAT_IOV_OWNERSHIP;

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event dispatchers: dat_evd_kcreate, dat_evd_modify_upcall,
+ * dat_evd_query, dat_evd_resize, dat_evd_post_se, dat_evd_dequeue,
+ * dat_evd_free.
+ *
+ * Upcall semantics (Documentation/kdapl.rst has the full statement):
+ *
+ * - DAT_UPCALL_DISABLE: events stay queued for dat_evd_dequeue().
+ * - DAT_UPCALL_SINGLE_INSTANCE and DAT_UPCALL_MANY: each event is removed
+ *   from the queue and handed to the upcall, oldest first, with
+ *   more_events telling whether others are queued behind it. All upcalls
+ *   of one EVD run on its CPU from one softirq poll context, so they never
+ *   overlap: SINGLE_INSTANCE is guaranteed, MANY is allowed to behave so.
+ * - DAT_UPCALL_NORIFY (notify): the upcall gets a copy of the oldest event
+ *   while the event stays queued; it is called again only after the
+ *   consumer dequeued.
+ * - DAT_UPCALL_TEARDOWN (modify only): no upcall starts afterwards; the
+ *   call returns once the upcall in progress, if any, has returned.
+ *
+ * Upcalls run in softirq context on the EVD's CPU, never under a kdapl
+ * lock: they may call every upcall-safe DAT function, on this EVD too.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "kdapl.h"
+#include "evd.h"
+
+#define KDAPL_EVD_MAX_QLEN	BIT(20)
+#define KDAPL_EVD_BUDGET	16
+
+#define EVD_FLAGS_KNOWN (DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | \
+			 DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG | \
+			 DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
+
+/* All EVDs, for debugfs. */
+static LIST_HEAD(evd_list);
+static DEFINE_SPINLOCK(evd_list_lock);	/* protects evd_list */
+
+static DAT_RETURN bad_evd(void)
+{
+	return DAT_ERROR(DAT_INVALID_HANDLE, DAT_NO_SUBTYPE);
+}
+
+static bool policy_valid(DAT_UPCALL_POLICY policy)
+{
+	return policy == DAT_UPCALL_DISABLE ||
+	       policy == DAT_UPCALL_SINGLE_INSTANCE ||
+	       policy == DAT_UPCALL_MANY || policy == DAT_UPCALL_NORIFY;
+}
+
+static DAT_EVENT *ring_alloc(u32 qlen)
+{
+	return kvcalloc(qlen, sizeof(DAT_EVENT), GFP_KERNEL);
+}
+
+/* Caller holds evd->lock; the queue is not empty. */
+static void ring_pop(struct kdapl_evd *evd, DAT_EVENT *event)
+{
+	*event = evd->ring[evd->head];
+	evd->head = (evd->head + 1) % evd->qlen;
+	evd->count--;
+}
+
+/*
+ * Deliver queued events to the upcall; runs in softirq context on the
+ * EVD's CPU (kdapl_dispatch). Returns the number of events handled.
+ */
+static int evd_deliver(struct kdapl_dispatch *d, int budget)
+{
+	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
+	DAT_UPCALL_OBJECT upcall;
+	DAT_BOOLEAN more;
+	unsigned long flags;
+	DAT_EVENT event;
+	int done = 0;
+
+	while (done < budget) {
+		spin_lock_irqsave(&evd->lock, flags);
+		if (!evd->count || !evd->upcall.upcall_func ||
+		    evd->policy == DAT_UPCALL_DISABLE ||
+		    evd->policy == DAT_UPCALL_TEARDOWN ||
+		    (evd->policy == DAT_UPCALL_NORIFY && evd->notified)) {
+			spin_unlock_irqrestore(&evd->lock, flags);
+			break;
+		}
+		if (evd->policy == DAT_UPCALL_NORIFY) {
+			event = evd->ring[evd->head];
+			evd->notified = true;
+			more = evd->count > 1 ? DAT_TRUE : DAT_FALSE;
+		} else {
+			ring_pop(evd, &event);
+			more = evd->count ? DAT_TRUE : DAT_FALSE;
+		}
+		upcall = evd->upcall;
+		evd->upcalls_running++;
+		evd->upcalls++;
+		spin_unlock_irqrestore(&evd->lock, flags);
+
+		upcall.upcall_func(upcall.instance_data, &event, more);
+		done++;
+
+		spin_lock_irqsave(&evd->lock, flags);
+		if (!--evd->upcalls_running)
+			wake_up(&evd->wq);
+		spin_unlock_irqrestore(&evd->lock, flags);
+	}
+	kdapl_dispatch_account(d, done);
+	return done;
+}
+
+static void evd_release(struct kdapl_hobj *h)
+{
+	struct kdapl_evd *evd = container_of(h, struct kdapl_evd, base.hobj);
+
+	kvfree(evd->ring);
+	kfree(evd);
+}
+
+/**
+ * kdapl_evd_create() - create an event dispatcher
+ * @ia: owning IA (a reference is taken), or NULL
+ * @cpus: CPU placement set of the provider
+ * @qlen: number of events the queue holds
+ * @policy: upcall policy
+ * @upcall: upcall object; the function may be NULL only when disabled
+ * @flags: DAT_EVD_*_FLAG streams
+ * @evdp: set to the new EVD
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_PARAMETER, DAT_INSUFFICIENT_RESOURCES.
+ * Context: process context; sleeps.
+ */
+DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
+			    DAT_COUNT qlen, DAT_UPCALL_POLICY policy,
+			    const DAT_UPCALL_OBJECT *upcall,
+			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp)
+{
+	struct kdapl_evd *evd;
+	int err;
+
+	if (qlen <= 0 || qlen > KDAPL_EVD_MAX_QLEN)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!policy_valid(policy))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (policy != DAT_UPCALL_DISABLE && (!upcall || !upcall->upcall_func))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (!flags || (flags & ~EVD_FLAGS_KNOWN))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (!cpus || !evdp)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+
+	evd = kzalloc(sizeof(*evd), GFP_KERNEL);
+	if (!evd)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	evd->ring = ring_alloc(qlen);
+	if (!evd->ring) {
+		kfree(evd);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	spin_lock_init(&evd->lock);
+	spin_lock_init(&evd->base.ctx_lock);
+	init_waitqueue_head(&evd->wq);
+	evd->qlen = qlen;
+	evd->flags = flags;
+	evd->policy = policy;
+	if (upcall)
+		evd->upcall = *upcall;
+
+	err = kdapl_hobj_add(&kdapl.handles, &evd->base.hobj, KDAPL_HT_EVD,
+			     evd_release, GFP_KERNEL);
+	if (err) {
+		kvfree(evd->ring);
+		kfree(evd);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	}
+	evd->slot = kdapl_cpu_bind(cpus);
+	kdapl_dispatch_init(&evd->dispatch, evd->slot, evd_deliver,
+			    KDAPL_EVD_BUDGET);
+	if (ia) {
+		kdapl_hobj_ref(&ia->base.hobj);
+		atomic_inc(&ia->children);
+		evd->base.ia = ia;
+	}
+	spin_lock_irq(&evd_list_lock);
+	list_add_tail(&evd->node, &evd_list);
+	spin_unlock_irq(&evd_list_lock);
+
+	*evdp = evd;
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_evd_create, KDAPL_INTERNAL);
+
+/**
+ * kdapl_evd_destroy() - free an EVD
+ * @evd: the EVD; the caller passes the creator's reference
+ *
+ * Removes the handle, stops upcalls and waits for the one in progress,
+ * then drops the creator's reference.
+ *
+ * Context: process context, not from an upcall; sleeps.
+ */
+void kdapl_evd_destroy(struct kdapl_evd *evd)
+{
+	struct kdapl_ia *ia = evd->base.ia;
+
+	if (!kdapl_hobj_remove(&kdapl.handles, &evd->base.hobj))
+		return;
+	spin_lock_irq(&evd_list_lock);
+	list_del(&evd->node);
+	spin_unlock_irq(&evd_list_lock);
+
+	kdapl_dispatch_stop(&evd->dispatch);
+	kdapl_cpu_unbind(evd->slot);
+	if (ia) {
+		atomic_dec(&ia->children);
+		kdapl_hobj_put(&ia->base.hobj);
+	}
+	kdapl_hobj_put(&evd->base.hobj);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_evd_destroy, KDAPL_INTERNAL);
+
+static void report_overflow(struct kdapl_evd *evd)
+{
+	struct kdapl_ia *ia = evd->base.ia;
+	struct kdapl_evd *async = ia ? READ_ONCE(ia->async_evd) : NULL;
+	DAT_EVENT ev = { .event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW };
+
+	if (!async || async == evd)
+		return;
+	ev.event_data.asynch_error_event_data.dat_handle =
+		kdapl_obj_handle(&evd->base);
+	kdapl_evd_post(async, &ev);
+}
+
+/**
+ * kdapl_evd_post() - queue an event
+ * @evd: the EVD
+ * @event: the event; its evd_handle is set to @evd's handle
+ *
+ * A full queue refuses the event: it is counted, and the first refusal
+ * since the consumer last dequeued is reported as
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's asynchronous EVD.
+ *
+ * Return: DAT_SUCCESS, or DAT_QUEUE_FULL.
+ * Context: any context.
+ */
+DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
+{
+	bool report = false, kick;
+	unsigned long flags;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count == evd->qlen) {
+		evd->overflows++;
+		report = !evd->overflowed;
+		evd->overflowed = true;
+		ret = DAT_ERROR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	} else {
+		DAT_EVENT *slot = &evd->ring[(evd->head + evd->count) %
+					     evd->qlen];
+
+		*slot = *event;
+		slot->evd_handle = kdapl_obj_handle(&evd->base);
+		evd->count++;
+		evd->posted++;
+	}
+	kick = evd->policy != DAT_UPCALL_DISABLE &&
+	       evd->policy != DAT_UPCALL_TEARDOWN;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	if (kick)
+		kdapl_dispatch_kick(&evd->dispatch);
+	if (report)
+		report_overflow(evd);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_evd_post, KDAPL_INTERNAL);
+
+/**
+ * dat_evd_kcreate() - create an event dispatcher
+ * @ia_handle: the IA
+ * @evd_min_qlen: queue length
+ * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _MANY or _NORIFY
+ * @upcall: the upcall object
+ * @evd_flags: event streams
+ * @evd_handle: set to the new EVD
+ *
+ * The EVD is bound to the least loaded participating CPU of the IA's
+ * device; its upcalls run there.
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_INVALID_STATE (device gone), DAT_INSUFFICIENT_RESOURCES.
+ * Context: process context; sleeps.
+ */
+DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
+			   DAT_UPCALL_POLICY upcall_policy,
+			   const DAT_UPCALL_OBJECT *upcall,
+			   DAT_EVD_FLAGS evd_flags,
+			   DAT_EVD_HANDLE *evd_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_obj *o;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	if (!evd_handle)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	o = kdapl_obj_get(ia_handle, KDAPL_HT_IA);
+	if (!o)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	ia = container_of(o, struct kdapl_ia, base);
+	if (READ_ONCE(ia->dead)) {
+		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	ret = kdapl_evd_create(ia, ia->cpus, evd_min_qlen,
+			       upcall_policy, upcall, evd_flags, &evd);
+	if (ret == DAT_SUCCESS)
+		*evd_handle = kdapl_obj_handle(&evd->base);
+out:
+	kdapl_obj_put(o);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_kcreate);
+
+/**
+ * dat_evd_modify_upcall() - change an EVD's upcall policy or object
+ * @evd_handle: the EVD
+ * @upcall_policy: the new policy, or DAT_UPCALL_TEARDOWN
+ * @upcall: the new upcall object, or DAT_UPCALL_SAME
+ * @upcall_invocation: DAT_UPCALL_INVOC_ANY delivers queued events at
+ *	once; DAT_UPCALL_INVOC_NEW waits for the next new event
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_INVALID_STATE (TEARDOWN from a context that cannot sleep).
+ * Context: any context, upcalls included; DAT_UPCALL_TEARDOWN only from
+ * process context (it waits for the upcall in progress).
+ */
+DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
+				 DAT_UPCALL_POLICY upcall_policy,
+				 const DAT_UPCALL_OBJECT *upcall,
+				 DAT_UPCALL_FLAG upcall_invocation)
+{
+	struct kdapl_evd *evd = kdapl_evd_get(evd_handle);
+	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned long flags;
+	bool kick = false;
+
+	if (!evd)
+		return bad_evd();
+	if (upcall_invocation != DAT_UPCALL_INVOC_NEW &&
+	    upcall_invocation != DAT_UPCALL_INVOC_ANY) {
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		goto out;
+	}
+
+	if (upcall_policy == DAT_UPCALL_TEARDOWN) {
+		if (!in_task()) {
+			ret = DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+			goto out;
+		}
+		spin_lock_irqsave(&evd->lock, flags);
+		evd->policy = DAT_UPCALL_TEARDOWN;
+		spin_unlock_irqrestore(&evd->lock, flags);
+		wait_event(evd->wq, !READ_ONCE(evd->upcalls_running));
+		goto out;
+	}
+	if (!policy_valid(upcall_policy)) {
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto out;
+	}
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (upcall_policy != DAT_UPCALL_DISABLE &&
+	    !(upcall ? upcall->upcall_func : evd->upcall.upcall_func)) {
+		spin_unlock_irqrestore(&evd->lock, flags);
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+	if (upcall != DAT_UPCALL_SAME)
+		evd->upcall = *upcall;
+	evd->policy = upcall_policy;
+	evd->notified = false;
+	kick = upcall_policy != DAT_UPCALL_DISABLE && evd->count &&
+	       upcall_invocation == DAT_UPCALL_INVOC_ANY;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	if (kick)
+		kdapl_dispatch_kick(&evd->dispatch);
+out:
+	kdapl_obj_put(&evd->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_modify_upcall);
+
+/**
+ * dat_evd_query() - query an event dispatcher
+ * @evd_handle: the EVD
+ * @evd_param_mask: DAT_EVD_FIELD_* bits wanted
+ * @evd_param: filled with the requested fields (others untouched)
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER.
+ * Context: any context.
+ */
+DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle,
+			 DAT_EVD_PARAM_MASK evd_param_mask,
+			 DAT_EVD_PARAM *evd_param)
+{
+	struct kdapl_evd *evd;
+	unsigned long flags;
+
+	if (!evd_param || (evd_param_mask & ~DAT_EVD_FIELD_ALL))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, evd_param ?
+				 DAT_INVALID_ARG2 : DAT_INVALID_ARG3);
+	evd = kdapl_evd_get(evd_handle);
+	if (!evd)
+		return bad_evd();
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE)
+		evd_param->ia_handle = evd->base.ia ?
+			kdapl_obj_handle(&evd->base.ia->base) : NULL;
+	if (evd_param_mask & DAT_EVD_FIELD_EVD_QLEN)
+		evd_param->evd_qlen = evd->qlen;
+	if (evd_param_mask & DAT_EVD_FIELD_UPCALL_POLICY)
+		evd_param->upcall_policy = evd->policy;
+	if (evd_param_mask & DAT_EVD_FIELD_UPCALL)
+		evd_param->upcall = evd->upcall;
+	if (evd_param_mask & DAT_EVD_FIELD_EVD_FLAGS)
+		evd_param->evd_flags = evd->flags;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	kdapl_obj_put(&evd->base);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_GPL(dat_evd_query);
+
+/**
+ * dat_evd_resize() - change the queue length
+ * @evd_handle: the EVD
+ * @evd_min_qlen: new length; must hold the events now queued
+ *
+ * Queued events are kept, in order.
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_INVALID_STATE (more events queued than @evd_min_qlen),
+ * DAT_INSUFFICIENT_RESOURCES.
+ * Context: process context; sleeps.
+ */
+DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+{
+	DAT_EVENT *ring, *old;
+	struct kdapl_evd *evd;
+	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned long flags;
+	u32 i;
+
+	if (evd_min_qlen <= 0 || evd_min_qlen > KDAPL_EVD_MAX_QLEN)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	evd = kdapl_evd_get(evd_handle);
+	if (!evd)
+		return bad_evd();
+	ring = ring_alloc(evd_min_qlen);
+	if (!ring) {
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count > evd_min_qlen) {
+		spin_unlock_irqrestore(&evd->lock, flags);
+		kvfree(ring);
+		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	for (i = 0; i < evd->count; i++)
+		ring[i] = evd->ring[(evd->head + i) % evd->qlen];
+	old = evd->ring;
+	evd->ring = ring;
+	evd->head = 0;
+	evd->qlen = evd_min_qlen;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	kvfree(old);
+out:
+	kdapl_obj_put(&evd->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_resize);
+
+/**
+ * dat_evd_post_se() - post a software event
+ * @evd_handle: an EVD created with DAT_EVD_SOFTWARE_FLAG
+ * @event: a DAT_SOFTWARE_EVENT
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_QUEUE_FULL (the event is not queued and the overflow is reported).
+ * Context: any context, upcalls included.
+ */
+DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	DAT_RETURN ret;
+
+	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	evd = kdapl_evd_get(evd_handle);
+	if (!evd)
+		return bad_evd();
+	if (evd->flags & DAT_EVD_SOFTWARE_FLAG)
+		ret = kdapl_evd_post(evd, event);
+	else
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	kdapl_obj_put(&evd->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_post_se);
+
+/**
+ * dat_evd_dequeue() - remove the oldest event
+ * @evd_handle: the EVD
+ * @event: filled with the event
+ *
+ * Return: DAT_SUCCESS, DAT_QUEUE_EMPTY, DAT_INVALID_HANDLE,
+ * DAT_INVALID_PARAMETER.
+ * Context: any context, upcalls included.
+ */
+DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned long flags;
+	bool kick = false;
+
+	if (!event)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	evd = kdapl_evd_get(evd_handle);
+	if (!evd)
+		return bad_evd();
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count) {
+		ring_pop(evd, event);
+		evd->overflowed = false;
+		if (evd->notified) {
+			/* NORIFY: re-arm, and notify again if more are queued */
+			evd->notified = false;
+			kick = evd->count && evd->policy == DAT_UPCALL_NORIFY;
+		}
+	} else {
+		ret = DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	}
+	spin_unlock_irqrestore(&evd->lock, flags);
+	if (kick)
+		kdapl_dispatch_kick(&evd->dispatch);
+
+	kdapl_obj_put(&evd->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_dequeue);
+
+/**
+ * dat_evd_free() - destroy an event dispatcher
+ * @evd_handle: the EVD
+ *
+ * Waits for an upcall in progress; queued events are discarded.
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_STATE (in use as an
+ * IA's asynchronous EVD or by an endpoint, or called from a context that
+ * cannot sleep, such as an upcall).
+ * Context: process context; sleeps.
+ */
+DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+	struct kdapl_evd *evd;
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct kdapl_ia *ia;
+
+	evd = kdapl_evd_get(evd_handle);
+	if (!evd)
+		return bad_evd();
+	ia = evd->base.ia;
+	if (!in_task() || atomic_read(&evd->users) ||
+	    (ia && READ_ONCE(ia->async_evd) == evd)) {
+		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+		kdapl_obj_put(&evd->base);
+		return ret;
+	}
+	/* Our lookup reference keeps @evd alive across the destroy. */
+	kdapl_evd_destroy(evd);
+	kdapl_obj_put(&evd->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_free);
+
+static int evds_show(struct seq_file *m, void *v)
+{
+	struct kdapl_evd *evd;
+
+	seq_puts(m, "handle flags qlen queued posted overflows upcalls policy cpu\n");
+	spin_lock_irq(&evd_list_lock);
+	list_for_each_entry(evd, &evd_list, node) {
+		spin_lock(&evd->lock);
+		seq_printf(m, "%#lx %#x %u %u %llu %llu %llu %d %u\n",
+			   (unsigned long)kdapl_obj_handle(&evd->base), evd->flags, evd->qlen,
+			   evd->count, evd->posted, evd->overflows,
+			   evd->upcalls, evd->policy, evd->slot->cpu);
+		spin_unlock(&evd->lock);
+	}
+	spin_unlock_irq(&evd_list_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(evds);
+
+/**
+ * kdapl_evd_debugfs_init() - create /sys/kernel/debug/kdapl/evds
+ * @dir: the module's debugfs directory
+ */
+void kdapl_evd_debugfs_init(struct dentry *dir)
+{
+	debugfs_create_file("evds", 0444, dir, NULL, &evds_fops);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event dispatchers (evd.c).
+ *
+ * An EVD is a bounded ring of DAT_EVENTs plus an upcall. Producers (the CM
+ * handler, completion processing, dat_evd_post_se, async errors) queue
+ * events with kdapl_evd_post(); delivery of upcalls always happens on the
+ * EVD's CPU (cpu.h), in softirq context, never inline in the producer, so
+ * a consumer upcall never runs under a producer's lock and may call any
+ * upcall-safe DAT function.
+ */
+#ifndef KDAPL_EVD_H
+#define KDAPL_EVD_H
+
+#include <linux/wait.h>
+
+#include "kdapl.h"
+#include "cpu.h"
+
+struct kdapl_ia;
+struct kdapl_cpuset;
+
+/**
+ * struct kdapl_evd - an event dispatcher
+ * @base: handle, consumer context, owning IA
+ * @lock: protects everything below up to @dispatch, taken irqsave
+ * @flags: DAT_EVD_*_FLAG streams accepted
+ * @ring: @qlen events; @head is the oldest, @count queued
+ * @overflowed: an event was refused since the last dequeue; reported
+ *	once as DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD
+ * @overflows: events refused for a full queue, ever
+ * @notified: DAT_UPCALL_NORIFY: the upcall was told, the consumer has not
+ *	dequeued since
+ * @policy: the DAT upcall policy
+ * @upcall: the consumer's upcall object
+ * @upcalls_running: upcalls in progress; TEARDOWN waits for 0 on @wq
+ * @posted: events queued, ever
+ * @upcalls: upcalls made, ever
+ * @wq: woken when @upcalls_running drops to 0
+ * @dispatch: runs deliveries on @slot's CPU
+ * @slot: the CPU this EVD is bound to (kdapl_cpu_bind)
+ * @users: endpoints and other objects using this EVD; it cannot be freed
+ *	while they exist
+ * @node: on the list of all EVDs (debugfs), under evd_list_lock
+ */
+struct kdapl_evd {
+	struct kdapl_obj base;
+	spinlock_t lock;	/* see the field list above */
+	DAT_EVD_FLAGS flags;
+	DAT_EVENT *ring;
+	u32 qlen;
+	u32 head;
+	u32 count;
+	bool overflowed;
+	u64 overflows;
+	bool notified;
+	DAT_UPCALL_POLICY policy;
+	DAT_UPCALL_OBJECT upcall;
+	unsigned int upcalls_running;
+	u64 posted;
+	u64 upcalls;
+	wait_queue_head_t wq;
+	struct kdapl_dispatch dispatch;
+	struct kdapl_cpu_slot *slot;
+	atomic_t users;
+	struct list_head node;
+};
+
+/*
+ * Create an EVD owned by @ia (NULL for a free-standing EVD used by the
+ * unit tests) with CPU placement from @cpus. The new EVD's handle is in
+ * the global table; the caller owns the creator's reference.
+ */
+DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
+			    DAT_COUNT qlen, DAT_UPCALL_POLICY policy,
+			    const DAT_UPCALL_OBJECT *upcall,
+			    DAT_EVD_FLAGS flags, struct kdapl_evd **evd);
+/* Remove the handle, stop upcalls, wait for running ones, free. Sleeps. */
+void kdapl_evd_destroy(struct kdapl_evd *evd);
+
+/*
+ * Queue @event (its evd_handle is filled in here). Any context. Returns
+ * DAT_SUCCESS, or DAT_QUEUE_FULL when the ring is full: the event is then
+ * not queued, the overflow is counted and reported.
+ */
+DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
+
+void kdapl_evd_debugfs_init(struct dentry *dir);
+
+static inline struct kdapl_evd *kdapl_evd_get(DAT_EVD_HANDLE h)
+{
+	struct kdapl_obj *o = kdapl_obj_get(h, KDAPL_HT_EVD);
+
+	return o ? container_of(o, struct kdapl_evd, base) : NULL;
+}
+
+#endif /* KDAPL_EVD_H */
