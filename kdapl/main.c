@@ -12,6 +12,7 @@
  *     cpus      the participating CPUs (module parameter "cpus")
  *     evds      one line per EVD: handle, flags, qlen, queued, posted,
  *               overflows, upcalls, policy, bound CPU
+ *     ep_states the endpoint state table (Documentation/ep-states.rst)
  */
 
 #include <linux/module.h>
@@ -21,6 +22,7 @@
 #include "kdapl.h"
 #include "cpu.h"
 #include "evd.h"
+#include "ep_state.h"
 
 #define KDAPL_VERSION "0.1"
 
@@ -78,6 +80,13 @@ static int cpus_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(cpus);
 
+static int ep_states_show(struct seq_file *m, void *v)
+{
+	kdapl_ep_state_table_print(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ep_states);
+
 static int __init kdapl_init(void)
 {
 	int err;
@@ -94,6 +103,8 @@ static int __init kdapl_init(void)
 			    &handles_fops);
 	debugfs_create_file("cpus", 0444, kdapl.debugfs, NULL, &cpus_fops);
 	kdapl_evd_debugfs_init(kdapl.debugfs);
+	debugfs_create_file("ep_states", 0444, kdapl.debugfs, NULL,
+			    &ep_states_fops);
 
 	pr_info("kdapl: DAT 2.0 kernel core loaded\n");
 	return 0;
