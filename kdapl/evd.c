@@ -213,7 +213,9 @@ void kdapl_evd_destroy(struct kdapl_evd *evd)
 	list_del(&evd->node);
 	spin_unlock_irq(&evd_list_lock);
 
-	kdapl_dispatch_stop(&evd->dispatch);
+	/* No overflow report reaches the IA after the grace period below. */
+	WRITE_ONCE(evd->base.ia, NULL);
+	kdapl_dispatch_stop(&evd->dispatch);	/* includes synchronize_rcu() */
 	kdapl_cpu_unbind(evd->slot);
 	if (ia) {
 		atomic_dec(&ia->children);
@@ -223,17 +225,27 @@ void kdapl_evd_destroy(struct kdapl_evd *evd)
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_evd_destroy, KDAPL_INTERNAL);
 
+/*
+ * Post DAT_ASYNC_ERROR_EVD_OVERFLOW for @evd on its IA's async EVD. The
+ * IA is alive inside the RCU read section: kdapl_evd_destroy() clears
+ * evd->base.ia and waits for a grace period before dropping its IA
+ * reference, and the IA keeps its async EVD until it is released.
+ */
 static void report_overflow(struct kdapl_evd *evd)
 {
-	struct kdapl_ia *ia = evd->base.ia;
-	struct kdapl_evd *async = ia ? READ_ONCE(ia->async_evd) : NULL;
 	DAT_EVENT ev = { .event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW };
+	struct kdapl_evd *async = NULL;
+	struct kdapl_ia *ia;
 
-	if (!async || async == evd)
-		return;
 	ev.event_data.asynch_error_event_data.dat_handle =
 		kdapl_obj_handle(&evd->base);
-	kdapl_evd_post(async, &ev);
+	rcu_read_lock();
+	ia = READ_ONCE(evd->base.ia);
+	if (ia)
+		async = READ_ONCE(ia->async_evd);
+	if (async && async != evd)
+		kdapl_evd_post(async, &ev);
+	rcu_read_unlock();
 }
 
 /**
@@ -421,9 +433,15 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle,
 		return bad_evd();
 
 	spin_lock_irqsave(&evd->lock, flags);
-	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE)
-		evd_param->ia_handle = evd->base.ia ?
-			kdapl_obj_handle(&evd->base.ia->base) : NULL;
+	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE) {
+		struct kdapl_ia *ia;
+
+		/* RCU: see report_overflow() */
+		rcu_read_lock();
+		ia = READ_ONCE(evd->base.ia);
+		evd_param->ia_handle = ia ? kdapl_obj_handle(&ia->base) : NULL;
+		rcu_read_unlock();
+	}
 	if (evd_param_mask & DAT_EVD_FIELD_EVD_QLEN)
 		evd_param->evd_qlen = evd->qlen;
 	if (evd_param_mask & DAT_EVD_FIELD_UPCALL_POLICY)
@@ -579,13 +597,17 @@ DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
 	struct kdapl_evd *evd;
 	DAT_RETURN ret = DAT_SUCCESS;
 	struct kdapl_ia *ia;
+	bool is_async;
 
 	evd = kdapl_evd_get(evd_handle);
 	if (!evd)
 		return bad_evd();
-	ia = evd->base.ia;
-	if (!in_task() || atomic_read(&evd->users) ||
-	    (ia && READ_ONCE(ia->async_evd) == evd)) {
+	/* RCU: see report_overflow() */
+	rcu_read_lock();
+	ia = READ_ONCE(evd->base.ia);
+	is_async = ia && READ_ONCE(ia->async_evd) == evd;
+	rcu_read_unlock();
+	if (!in_task() || atomic_read(&evd->users) || is_async) {
 		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
 		kdapl_obj_put(&evd->base);
 		return ret;

@@ -60,6 +60,15 @@ struct kdapl_obj {
  * @cpus: the provider's CPU placement set (cpu.h), set at open
  * @children: objects created on this IA and not yet freed
  * @dead: the device went away; calls answer with an error
+ * @lock: protects @state, @pzs, @addr and the PZs' device resources; see
+ *	registry.h for where it sits in the locking order
+ * @state: enum kdapl_ia_state (registry.h)
+ * @pzs: the IA's PZs (struct kdapl_pz.node) whose handles exist
+ * @own_async_evd: dat_ia_open() created @async_evd (and destroys it)
+ * @own_children: how many of @children are the IA's own (its async EVD);
+ *	a graceful close fails while there are more
+ * @addr: storage for DAT_IA_ATTR.ia_address_ptr: the IA's address as of
+ *	the last dat_ia_query()
  *
  * ia.c owns the rest of the IA's definition.
  */
@@ -71,6 +80,12 @@ struct kdapl_ia {
 	struct kdapl_cpuset *cpus;
 	atomic_t children;
 	bool dead;
+	struct mutex lock;	/* see above */
+	int state;
+	struct list_head pzs;
+	bool own_async_evd;
+	int own_children;
+	struct sockaddr_storage addr;
 };
 
 /**

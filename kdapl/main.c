@@ -13,6 +13,8 @@
  *     evds      one line per EVD: handle, flags, qlen, queued, posted,
  *               overflows, upcalls, policy, bound CPU
  *     ep_states the endpoint state table (Documentation/ep-states.rst)
+ *     providers/<device>/cpus  per participating CPU: queues bound, events
+ *     providers/<device>/ias   open IAs: handle, async EVD, children
  */
 
 #include <linux/module.h>
@@ -21,6 +23,7 @@
 
 #include "kdapl.h"
 #include "cpu.h"
+#include "registry.h"
 #include "evd.h"
 #include "ep_state.h"
 
@@ -106,12 +109,24 @@ static int __init kdapl_init(void)
 	debugfs_create_file("ep_states", 0444, kdapl.debugfs, NULL,
 			    &ep_states_fops);
 
+	/* Last: from here on devices (and consumers) can reach us. */
+	err = kdapl_registry_init();
+	if (err)
+		goto out_debugfs;
+
 	pr_info("kdapl: DAT 2.0 kernel core loaded\n");
 	return 0;
+
+out_debugfs:
+	debugfs_remove_recursive(kdapl.debugfs);
+	kdapl_htable_destroy(&kdapl.handles);
+	kdapl_cpu_exit();
+	return err;
 }
 
 static void __exit kdapl_exit(void)
 {
+	kdapl_registry_exit();
 	debugfs_remove_recursive(kdapl.debugfs);
 	kdapl_htable_destroy(&kdapl.handles);
 	kdapl_cpu_exit();
