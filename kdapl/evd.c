@@ -29,6 +29,7 @@
 
 #include "kdapl.h"
 #include "evd.h"
+#include "registry.h"
 
 #define KDAPL_EVD_MAX_QLEN	BIT(20)
 #define KDAPL_EVD_BUDGET	16
@@ -231,6 +232,38 @@ EXPORT_SYMBOL_NS_GPL(kdapl_evd_destroy, KDAPL_INTERNAL);
  * evd->base.ia and waits for a grace period before dropping its IA
  * reference, and the IA keeps its async EVD until it is released.
  */
+/**
+ * kdapl_evd_destroy_ia() - destroy the EVDs of an IA being closed
+ * @ia: the IA; its state is no longer open, so no EVD is added meanwhile
+ *
+ * Destroys every EVD created on @ia except its asynchronous EVD, which
+ * the IA gives up itself. For an abrupt dat_ia_close().
+ *
+ * Context: process context; sleeps.
+ */
+void kdapl_evd_destroy_ia(struct kdapl_ia *ia)
+{
+	struct kdapl_evd *evd;
+	bool found;
+
+	do {
+		found = false;
+		spin_lock_irq(&evd_list_lock);
+		list_for_each_entry(evd, &evd_list, node) {
+			if (evd->base.ia == ia && evd != ia->async_evd) {
+				kdapl_hobj_ref(&evd->base.hobj);
+				found = true;
+				break;
+			}
+		}
+		spin_unlock_irq(&evd_list_lock);
+		if (found) {
+			kdapl_evd_destroy(evd);
+			kdapl_obj_put(&evd->base);
+		}
+	} while (found);
+}
+
 static void report_overflow(struct kdapl_evd *evd)
 {
 	DAT_EVENT ev = { .event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW };
@@ -326,15 +359,18 @@ DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
 	if (!o)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	ia = container_of(o, struct kdapl_ia, base);
-	if (READ_ONCE(ia->dead)) {
+	/* Under ia->lock: serialised with dat_ia_close() and device removal. */
+	mutex_lock(&ia->lock);
+	if (ia->dead)
 		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto out;
-	}
-	ret = kdapl_evd_create(ia, ia->cpus, evd_min_qlen,
-			       upcall_policy, upcall, evd_flags, &evd);
+	else if (ia->state != KDAPL_IA_OPEN)
+		ret = DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	else
+		ret = kdapl_evd_create(ia, ia->cpus, evd_min_qlen,
+				       upcall_policy, upcall, evd_flags, &evd);
+	mutex_unlock(&ia->lock);
 	if (ret == DAT_SUCCESS)
 		*evd_handle = kdapl_obj_handle(&evd->base);
-out:
 	kdapl_obj_put(o);
 	return ret;
 }

@@ -712,6 +712,9 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 		kdapl_pz_teardown(pz);
 	mutex_unlock(&ia->lock);
 
+	/* Abrupt close: the consumer's EVDs of this IA go too. */
+	kdapl_evd_destroy_ia(ia);
+
 	/* After this the registry neither kills it nor posts to its EVD. */
 	mutex_lock(&ia->prov->lock);
 	list_del_init(&ia->node);

@@ -471,6 +471,78 @@ static void ia_close_abrupt_with_pz(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, handle_valid(async));
 }
 
+static DAT_EVD_HANDLE create_sw_evd(struct kunit *test, DAT_IA_HANDLE ia,
+				    DAT_COUNT qlen)
+{
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+
+	ASSERT_OK(test, dat_evd_kcreate(ia, qlen, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_SOFTWARE_FLAG, &evd));
+	KUNIT_ASSERT_NOT_NULL(test, evd);
+	return evd;
+}
+
+static DAT_RETURN post_sw(DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+
+	return dat_evd_post_se(evd, &ev);
+}
+
+/* An overflow is reported once on the IA's async EVD, per episode. */
+static void ia_evd_overflow_reported(struct kunit *test)
+{
+	DAT_EVD_HANDLE async, evd;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+
+	ia = open_ia(test, SIW_A, &async);
+	evd = create_sw_evd(test, ia, 2);
+	ASSERT_OK(test, post_sw(evd));
+	ASSERT_OK(test, post_sw(evd));
+	EXPECT_RET(test, post_sw(evd), DAT_ERROR(DAT_QUEUE_FULL, 0));
+	EXPECT_RET(test, post_sw(evd), DAT_ERROR(DAT_QUEUE_FULL, 0));
+
+	ASSERT_OK(test, dat_evd_dequeue(async, &ev));
+	KUNIT_EXPECT_EQ(test, ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.asynch_error_event_data.dat_handle,
+			    evd);
+	/* The second refusal of the same episode is not reported again. */
+	EXPECT_RET(test, dat_evd_dequeue(async, &ev),
+		   DAT_ERROR(DAT_QUEUE_EMPTY, 0));
+
+	/* After a dequeue, a new overflow is a new report. */
+	ASSERT_OK(test, dat_evd_dequeue(evd, &ev));
+	ASSERT_OK(test, post_sw(evd));
+	EXPECT_RET(test, post_sw(evd), DAT_ERROR(DAT_QUEUE_FULL, 0));
+	ASSERT_OK(test, dat_evd_dequeue(async, &ev));
+	KUNIT_EXPECT_EQ(test, ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+
+	ASSERT_OK(test, dat_evd_free(evd));
+	ASSERT_OK(test, dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+/* Graceful close refuses live EVDs; abrupt close frees them. */
+static void ia_close_with_evd(struct kunit *test)
+{
+	DAT_EVD_HANDLE async, evd, late = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia;
+
+	ia = open_ia(test, SIW_A, &async);
+	evd = create_sw_evd(test, ia, 4);
+	EXPECT_RET(test, dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG),
+		   E_STATE(DAT_INVALID_STATE_IA_IN_USE));
+	KUNIT_EXPECT_TRUE(test, handle_valid(evd));
+	ASSERT_OK(test, dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG));
+	KUNIT_EXPECT_FALSE(test, handle_valid(evd));
+	KUNIT_EXPECT_FALSE(test, handle_valid(async));
+	EXPECT_RET(test, post_sw(evd), E_HANDLE(DAT_NO_SUBTYPE));
+	EXPECT_RET(test, dat_evd_kcreate(ia, 4, DAT_UPCALL_DISABLE, NULL,
+					 DAT_EVD_SOFTWARE_FLAG, &late),
+		   E_HANDLE(DAT_INVALID_HANDLE_IA));
+	KUNIT_EXPECT_NULL(test, late);
+}
+
 static void ia_use_after_free(struct kunit *test)
 {
 	DAT_PZ_HANDLE pz, pz2 = DAT_HANDLE_NULL;
@@ -676,6 +748,8 @@ static struct kunit_case kdapl_ia_cases[] = {
 	KUNIT_CASE(ia_pz_create_query_free),
 	KUNIT_CASE(ia_close_graceful_with_pz),
 	KUNIT_CASE(ia_close_abrupt_with_pz),
+	KUNIT_CASE(ia_evd_overflow_reported),
+	KUNIT_CASE(ia_close_with_evd),
 	KUNIT_CASE(ia_use_after_free),
 	KUNIT_CASE(ia_double_free),
 	KUNIT_CASE(ia_null_out_pointers),
