@@ -12,7 +12,7 @@
  *   get_unaligned_be16() put_unaligned_be16()
  *   get_unaligned_be32() put_unaligned_be32()
  *   memcpy() memcmp() memset()
- *   EINVAL EPROTO EMSGSIZE EAGAIN (used negated, kernel style)
+ *   EINVAL EPROTO EMSGSIZE EAGAIN EBADMSG (used negated, kernel style)
  *   EXPORT_SYMBOL_NS_GPL() (a no-op declaration on the host)
  *
  * On the host, __be16/__be32 are plain integers: sparse endianness
