@@ -182,6 +182,11 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
 	kdapl_dispatch_init(&evd->dispatch, evd->slot, evd_deliver,
 			    KDAPL_EVD_BUDGET);
 	if (ia) {
+		/*
+		 * What kdapl_ia_child_get() does, without its state check:
+		 * dat_ia_open() creates the IA's own async EVD before the IA
+		 * is open; dat_evd_kcreate() checks the state under ia->lock.
+		 */
 		kdapl_hobj_ref(&ia->base.hobj);
 		atomic_inc(&ia->children);
 		evd->base.ia = ia;
@@ -219,7 +224,7 @@ void kdapl_evd_destroy(struct kdapl_evd *evd)
 	kdapl_dispatch_stop(&evd->dispatch);	/* includes synchronize_rcu() */
 	kdapl_cpu_unbind(evd->slot);
 	if (ia) {
-		atomic_dec(&ia->children);
+		kdapl_ia_child_gone(ia);
 		kdapl_hobj_put(&ia->base.hobj);
 	}
 	kdapl_hobj_put(&evd->base.hobj);
