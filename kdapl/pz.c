@@ -13,6 +13,7 @@
 #include <linux/export.h>
 #include <linux/slab.h>
 
+#include "lmr.h"
 #include "registry.h"
 
 static void kdapl_pz_release(struct kdapl_hobj *h)
@@ -40,6 +41,8 @@ static struct kdapl_pz *kdapl_pz_get(DAT_PZ_HANDLE handle)
 void kdapl_pz_release_device(struct kdapl_pz *pz)
 {
 	lockdep_assert_held(&pz->base.ia->lock);
+	/* The LMRs' MRs and DMA mappings go before the PD. */
+	kdapl_lmr_pz_release_device(pz);
 	if (pz->pd) {
 		ib_dealloc_pd(pz->pd);
 		pz->pd = NULL;
@@ -61,14 +64,17 @@ static void kdapl_pz_unlink(struct kdapl_pz *pz)
  * kdapl_pz_teardown() - destroy a PZ because its IA is closed abruptly
  * @pz: a PZ on its IA's list
  *
- * Like dat_pz_free() but regardless of users. The caller holds a
- * reference on the IA, so the IA is not released from here.
+ * Like dat_pz_free() but regardless of users: its LMRs are destroyed
+ * first. The caller holds a reference on the IA, so the IA is not
+ * released from here.
  *
  * Context: process context, the IA's lock held.
  */
 void kdapl_pz_teardown(struct kdapl_pz *pz)
 {
 	lockdep_assert_held(&pz->base.ia->lock);
+	/* Its LMRs first: they hold users and a reference on the PZ. */
+	kdapl_lmr_pz_teardown(pz);
 	/* On the list means not freed: dat_pz_free() unlinks under the lock. */
 	if (WARN_ON(!kdapl_hobj_remove(&kdapl.handles, &pz->base.hobj))) {
 		list_del_init(&pz->node);
@@ -112,6 +118,8 @@ DAT_RETURN dat_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle)
 	spin_lock_init(&pz->base.ctx_lock);
 	INIT_LIST_HEAD(&pz->node);
 	atomic_set(&pz->users, 0);
+	spin_lock_init(&pz->lmr_lock);
+	INIT_LIST_HEAD(&pz->lmrs);
 	pz->base.ia = ia;
 
 	mutex_lock(&ia->lock);

@@ -9,6 +9,7 @@
  *     cpus   one line per participating CPU: "cpu N queues Q events E"
  *     ias    one line per open IA:
  *            "ia <handle> async_evd <handle> children N[ dead]"
+ *     lmrs   one line per LMR of the open IAs (lmr.c)
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -22,6 +23,7 @@
 
 #include "cpu.h"
 #include "evd.h"
+#include "lmr.h"
 #include "registry.h"
 
 /* The providers, and provider->name for readers without provider->lock. */
@@ -197,6 +199,7 @@ int kdapl_registry_add_device(struct ib_device *ibdev)
 	prov->debugfs = debugfs_create_dir(prov->name, kdapl_providers_dir);
 	debugfs_create_file("cpus", 0444, prov->debugfs, prov, &cpus_fops);
 	debugfs_create_file("ias", 0444, prov->debugfs, prov, &ias_fops);
+	debugfs_create_file("lmrs", 0444, prov->debugfs, prov, &kdapl_lmrs_fops);
 	list_add_tail(&prov->node, &kdapl_providers);
 	mutex_unlock(&kdapl_providers_lock);
 

@@ -8,11 +8,12 @@
  * ib_client's add) and put on the global list, which holds one reference.
  * Every IA opened on it holds another. When the device goes away (the
  * ib_client's remove) the provider leaves the list, every open IA is
- * marked dead and gives back what it holds of the device (today: its PZs'
- * ib_pd), an asynchronous DAT_ASYNC_ERROR_IA_CATASTROPHIC event is posted
- * on each IA's async EVD, the debugfs directory is removed and the list's
- * reference is dropped. The memory stays until the last IA is released;
- * after the remove callback returns nothing touches the ib_device again.
+ * marked dead and gives back what it holds of the device (today: its
+ * LMRs' MRs and DMA mappings, then its PZs' ib_pd), an asynchronous
+ * DAT_ASYNC_ERROR_IA_CATASTROPHIC event is posted on each IA's async EVD,
+ * the debugfs directory is removed and the list's reference is dropped.
+ * The memory stays until the last IA is released; after the remove
+ * callback returns nothing touches the ib_device again.
  *
  * Locking, outer first (see also kdapl.h):
  *
@@ -20,8 +21,9 @@
  *	provider->name for readers that do not hold provider->lock
  *   provider->lock - provider->ias, provider->removing, provider->name,
  *	and ia->dead (written under both provider->lock and ia->lock)
- *   ia->lock - ia->state, ia->pzs, pz->pd, ia->addr, ia->dead
- *   object spinlocks (evd->lock, obj->ctx_lock)
+ *   ia->lock - ia->state, ia->pzs, pz->pd, ia->addr, ia->dead, pz->lmrs,
+ *	the LMRs' device resources (lmr.h)
+ *   object spinlocks (evd->lock, obj->ctx_lock, pz->lmr_lock)
  *
  * Device access rule: code may use provider->ibdev only while holding
  * provider->lock with provider->removing false, or ia->lock with ia->dead
@@ -112,12 +114,18 @@ enum kdapl_ia_state {
  * @users: EPs, LMRs, RMRs and SRQs using the PZ; taken under ia->lock
  *	while @node is on the list, dropped anywhere. dat_pz_free() refuses
  *	while it is not 0.
+ * @lmr_lock: protects the registration state of the LMRs on @lmrs (see
+ *	lmr.h); taken irqsave, inside ia->lock and the endpoint's locks
+ * @lmrs: the PZ's LMRs whose handles exist (struct kdapl_lmr.pz_node);
+ *	changed under ia->lock and @lmr_lock, read under either
  */
 struct kdapl_pz {
 	struct kdapl_obj base;
 	struct ib_pd *pd;
 	struct list_head node;
 	atomic_t users;
+	spinlock_t lmr_lock;	/* see above */
+	struct list_head lmrs;
 };
 
 /* registry.c */
