@@ -436,8 +436,8 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, DAT_IA_ATTR_MASK m,
 		  prov->max_msg_sz);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_RDMA_SIZE, a->max_rdma_size,
 		  prov->max_msg_sz);
-	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_RMRS, a->max_rmrs,
-		  kdapl_count(d->max_mw));
+	/* No memory windows for kernel consumers in ib_core (rmr.c). */
+	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_RMRS, a->max_rmrs, 0);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_RMR_TARGET_ADDRESS,
 		  a->max_rmr_target_address, U64_MAX);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_SRQS, a->max_srqs,
