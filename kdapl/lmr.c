@@ -288,10 +288,10 @@ int kdapl_lmr_post_pending(struct kdapl_pz *pz, struct ib_qp *qp)
 		if (err) {
 			/* The invalidation alone went: surely invalid now. */
 			if (stale && bad == &reg.wr)
-				lmr->reg = KDAPL_LMR_REG_PENDING;
+				WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_PENDING);
 			break;
 		}
-		lmr->reg = KDAPL_LMR_REG_POSTED;
+		WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_POSTED);
 		lmr->reg_qp = qp;
 		lmr->reg_inv = stale;
 		lmr->reg_seq = atomic64_inc_return(&kdapl_lmr_seq);
@@ -331,13 +331,14 @@ void kdapl_lmr_wc(struct kdapl_pz *pz, const struct ib_wc *wc)
 			oldest = lmr;
 	}
 	if (oldest) {
+		enum kdapl_lmr_reg next = KDAPL_LMR_REG_ERROR;
+
 		if (wc->status == IB_WC_SUCCESS)
-			oldest->reg = KDAPL_LMR_REG_REGISTERED;
+			next = KDAPL_LMR_REG_REGISTERED;
 		else if (wc->status == IB_WC_WR_FLUSH_ERR)
-			oldest->reg = oldest->reg_inv ? KDAPL_LMR_REG_STALE :
-							KDAPL_LMR_REG_PENDING;
-		else
-			oldest->reg = KDAPL_LMR_REG_ERROR;
+			next = oldest->reg_inv ? KDAPL_LMR_REG_STALE :
+						 KDAPL_LMR_REG_PENDING;
+		WRITE_ONCE(oldest->reg, next);
 		oldest->reg_qp = NULL;
 	}
 	spin_unlock_irqrestore(&pz->lmr_lock, flags);
@@ -373,7 +374,7 @@ void kdapl_lmr_qp_gone(struct kdapl_pz *pz, struct ib_qp *qp)
 	spin_lock_irqsave(&pz->lmr_lock, flags);
 	list_for_each_entry(lmr, &pz->lmrs, pz_node) {
 		if (lmr->reg == KDAPL_LMR_REG_POSTED && lmr->reg_qp == qp) {
-			lmr->reg = KDAPL_LMR_REG_STALE;
+			WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_STALE);
 			lmr->reg_qp = NULL;
 			woke = true;
 		}
@@ -395,7 +396,7 @@ static void kdapl_lmr_release_device(struct kdapl_lmr *lmr)
 
 	lockdep_assert_held(&lmr->base.ia->lock);
 	spin_lock_irqsave(&pz->lmr_lock, flags);
-	lmr->reg = KDAPL_LMR_REG_GONE;
+	WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_GONE);
 	lmr->reg_qp = NULL;
 	spin_unlock_irqrestore(&pz->lmr_lock, flags);
 	wake_up_all(&kdapl_lmr_wq);
@@ -597,7 +598,7 @@ static DAT_RETURN kdapl_lmr_build(struct kdapl_pz *pz, struct sg_table *sgt,
 	}
 	lmr->local_lkey = pz->pd->local_dma_lkey;
 	lmr->access = kdapl_lmr_access(priv);
-	lmr->reg = KDAPL_LMR_REG_NONE;
+	WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_NONE);
 	if (!(priv & KDAPL_MEM_PRIV_REMOTE) && lmr->nsegs == 1)
 		goto done;
 
@@ -629,7 +630,7 @@ static DAT_RETURN kdapl_lmr_build(struct kdapl_pz *pz, struct sg_table *sgt,
 	lmr->mr_lkey = lmr->mr->lkey;
 	if (priv & KDAPL_MEM_PRIV_REMOTE)
 		lmr->rmr_context = lmr->mr->rkey;
-	lmr->reg = KDAPL_LMR_REG_PENDING;
+	WRITE_ONCE(lmr->reg, KDAPL_LMR_REG_PENDING);
 done:
 	if (off != length)
 		pr_warn_once("LMR DMA segments cover %llu of %llu bytes\n",
