@@ -8,7 +8,7 @@
  * children (PZs, EVDs, ...), each of which holds a reference on it. The
  * IA's own async EVD is a child too; a graceful close is refused while
  * any other child is left. An abrupt close destroys the children the IA
- * keeps a list of (today: its PZs).
+ * keeps a list of (today: its PZs, with their LMRs).
  *
  * When the device goes away the IA is marked dead (kdapl_ia_kill()):
  * every later call on it or its children answers DAT_INVALID_STATE,
@@ -656,7 +656,8 @@ EXPORT_SYMBOL_GPL(dat_ia_query);
  * dat_ia_close() - close an IA
  * @ia_handle: the IA
  * @close_flags: DAT_CLOSE_GRACEFUL_FLAG fails while any object created on
- *	the IA is left; DAT_CLOSE_ABRUPT_FLAG destroys the IA's PZs first
+ *	the IA is left; DAT_CLOSE_ABRUPT_FLAG destroys the IA's PZs (and
+ *	their LMRs) first
  *
  * The async EVD is destroyed if the IA created it; a consumer's async EVD
  * can be freed by the consumer again. Works on an IA whose device went

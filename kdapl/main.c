@@ -15,6 +15,7 @@
  *     ep_states the endpoint state table (Documentation/ep-states.rst)
  *     providers/<device>/cpus  per participating CPU: queues bound, events
  *     providers/<device>/ias   open IAs: handle, async EVD, children
+ *     providers/<device>/lmrs  LMRs of the open IAs (lmr.c)
  */
 
 #include <linux/module.h>

@@ -159,6 +159,13 @@ typedef struct dat_physical_var_pages {
 	void *pages;
 } DAT_PHYSICAL_VAR_PAGES;
 
+/*
+ * kdapl: for_va is a kernel virtual address (linear-mapped or vmalloc'd
+ * memory); for_physical points to DIV_ROUND_UP(length, PAGE_SIZE)
+ * page-aligned CPU physical addresses of RAM pages, the region starting
+ * at the first, and triplets address it as for_physical[0] + offset.
+ * The other members are not supported (DAT_MODEL_NOT_SUPPORTED).
+ */
 typedef union dat_region_description {
 	DAT_PVOID for_va;
 	DAT_LMR_HANDLE for_lmr_handle;
@@ -878,8 +885,7 @@ DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle,
  *
  * Context: Process context; may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE; DAT_INVALID_STATE (subtype
- * DAT_INVALID_STATE_LMR_IN_USE) while RMRs are bound to it or it backs
- * another LMR.
+ * DAT_INVALID_STATE_LMR_IN_USE) while posted work requests use it.
  */
 DAT_RETURN dat_lmr_free(DAT_LMR_HANDLE lmr_handle);
 
