@@ -165,10 +165,22 @@ static int dispatch_poll(struct irq_poll *iop, int budget)
 {
 	struct kdapl_dispatch *d = container_of(iop, struct kdapl_dispatch,
 						iop);
-	int done = d->fn(d, budget);
+	int done;
 
-	if (done < budget)
+	clear_bit(KDAPL_DISPATCH_KICKED, &d->flags);
+	smp_mb__after_atomic();	/* clear before looking for work */
+	done = d->fn(d, budget);
+	if (done < budget) {
 		irq_poll_complete(iop);
+		/*
+		 * A kick between the processing function's last look and
+		 * the completion found the poll still scheduled and did
+		 * nothing: schedule again for it.
+		 */
+		smp_mb__after_atomic();
+		if (test_bit(KDAPL_DISPATCH_KICKED, &d->flags))
+			irq_poll_sched(iop);
+	}
 	return done;
 }
 
@@ -222,6 +234,8 @@ void kdapl_dispatch_kick(struct kdapl_dispatch *d)
 		put_cpu();
 		return;
 	}
+	set_bit(KDAPL_DISPATCH_KICKED, &d->flags);
+	smp_mb__after_atomic();	/* pairs with dispatch_poll() */
 	if (cpu == here || !cpu_online(cpu)) {
 		irq_poll_sched(&d->iop);
 	} else if (!test_and_set_bit_lock(KDAPL_DISPATCH_IPI, &d->flags)) {

@@ -63,7 +63,10 @@ typedef int (*kdapl_dispatch_fn)(struct kdapl_dispatch *d, int budget);
  * @csd: IPI that schedules @iop when the kick comes from another CPU
  * @flags: KDAPL_DISPATCH_IPI (an IPI is in flight; cleared at the end of
  *	the IPI function, the last access to this structure from it) and
- *	KDAPL_DISPATCH_DEAD (kdapl_dispatch_stop() ran: no more kicks)
+ *	KDAPL_DISPATCH_DEAD (kdapl_dispatch_stop() ran: no more kicks) and
+ *	KDAPL_DISPATCH_KICKED (work arrived since the processing function
+ *	last started: a kick that lands while the poll is finishing would
+ *	otherwise be lost, see dispatch_poll())
  * @slot: the CPU this queue is bound to
  * @fn: the processing function; returns how much of @budget it used and
  *	is called again while it uses all of it
@@ -78,6 +81,7 @@ struct kdapl_dispatch {
 
 #define KDAPL_DISPATCH_IPI	0
 #define KDAPL_DISPATCH_DEAD	1
+#define KDAPL_DISPATCH_KICKED	2
 
 int kdapl_cpu_init(void);
 void kdapl_cpu_exit(void);

@@ -30,6 +30,7 @@
 #include "kdapl.h"
 #include "evd.h"
 #include "registry.h"
+#include "ep.h"
 
 #define KDAPL_EVD_MAX_QLEN	BIT(20)
 #define KDAPL_EVD_BUDGET	16
@@ -114,6 +115,120 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 	return done;
 }
 
+/* Completions taken from the CQ per ib_poll_cq() call. */
+#define KDAPL_EVD_POLL_BATCH	8
+
+/*
+ * Processing of a DTO EVD, on its CPU in softirq context: move work
+ * completions from the CQ into the ring (each work request's done
+ * function turns its completion into an event), deliver upcalls, and
+ * re-arm the CQ once it is empty. The CQ is always emptied - a drain of a
+ * QP waits for its marker completion - so a completion that finds the
+ * ring full is refused like any event: counted and reported as an
+ * overflow (kdapl_evd_post()).
+ */
+static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
+{
+	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
+	struct ib_wc wcs[KDAPL_EVD_POLL_BATCH];
+	int polled = 0, n, i;
+	bool again = false;
+	struct ib_cq *cq;
+
+	rcu_read_lock();	/* kdapl_evd_release_device() waits for us */
+	cq = READ_ONCE(evd->cq);
+	while (cq && polled < budget) {
+		n = min(budget - polled, KDAPL_EVD_POLL_BATCH);
+		n = ib_poll_cq(cq, n, wcs);
+		if (n <= 0) {
+			/* Empty: re-arm; a positive answer means poll again. */
+			again = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+						 IB_CQ_REPORT_MISSED_EVENTS) > 0;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (wcs[i].wr_id < KDAPL_WR_ID_INTERNAL_LIMIT)
+				kdapl_cq_internal_wc(&wcs[i]);
+			else
+				wcs[i].wr_cqe->done(cq, &wcs[i]);
+		}
+		polled += n;
+	}
+	rcu_read_unlock();
+
+	evd_deliver(d, budget);
+	/* Claiming the whole budget makes irq_poll run us again. */
+	return again || polled >= budget ? budget : polled;
+}
+
+/* The CQ's completion handler, in the device's context: kick. */
+static void evd_cq_comp(struct ib_cq *cq, void *ctx)
+{
+	struct kdapl_evd *evd = ctx;
+
+	kdapl_dispatch_kick(&evd->dispatch);
+}
+
+static void report_overflow(struct kdapl_evd *evd);
+
+/* A CQ error (overrun): the consumer posted more than the EVD holds. */
+static void evd_cq_event(struct ib_event *ev, void *ctx)
+{
+	struct kdapl_evd *evd = ctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	evd->overflows++;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	report_overflow(evd);
+}
+
+/**
+ * kdapl_evd_cq_create() - give a DTO EVD its completion queue
+ * @evd: an EVD with DAT_EVD_DTO_FLAG, not yet used by anything
+ * @ibdev: its IA's device, accessible (device access rule)
+ *
+ * The CQ holds as many completions as the EVD's queue and uses the
+ * completion vector of the EVD's CPU, so that a device that interrupts
+ * per vector interrupts on that CPU.
+ *
+ * Return: 0 or a negative errno.
+ * Context: process context, the IA's lock held.
+ */
+static int kdapl_evd_cq_create(struct kdapl_evd *evd, struct ib_device *ibdev)
+{
+	struct ib_cq_init_attr attr = {
+		.cqe = evd->qlen,
+		.comp_vector = evd->slot->cpu % max(ibdev->num_comp_vectors, 1),
+	};
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(ibdev, evd_cq_comp, evd_cq_event, evd, &attr);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	evd->cqe = cq->cqe;
+	WRITE_ONCE(evd->cq, cq);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	return 0;
+}
+
+/**
+ * kdapl_evd_release_device() - destroy a DTO EVD's completion queue
+ * @evd: the EVD; no QP completes to it any more
+ *
+ * Context: process context, the IA's lock held.
+ */
+void kdapl_evd_release_device(struct kdapl_evd *evd)
+{
+	struct ib_cq *cq = evd->cq;
+
+	if (!cq)
+		return;
+	WRITE_ONCE(evd->cq, NULL);
+	synchronize_rcu();	/* evd_cq_poll() is done with it */
+	ib_destroy_cq(cq);
+}
+
 static void evd_release(struct kdapl_hobj *h)
 {
 	struct kdapl_evd *evd = container_of(h, struct kdapl_evd, base.hobj);
@@ -179,8 +294,9 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
 	evd->slot = kdapl_cpu_bind(cpus);
-	kdapl_dispatch_init(&evd->dispatch, evd->slot, evd_deliver,
-			    KDAPL_EVD_BUDGET);
+	kdapl_dispatch_init(&evd->dispatch, evd->slot,
+			    (flags & DAT_EVD_DTO_FLAG) ? evd_cq_poll :
+			    evd_deliver, KDAPL_EVD_BUDGET);
 	if (ia) {
 		/*
 		 * What kdapl_ia_child_get() does, without its state check:
@@ -215,6 +331,11 @@ void kdapl_evd_destroy(struct kdapl_evd *evd)
 
 	if (!kdapl_hobj_remove(&kdapl.handles, &evd->base.hobj))
 		return;
+	if (ia && evd->cq) {
+		mutex_lock(&ia->lock);
+		kdapl_evd_release_device(evd);
+		mutex_unlock(&ia->lock);
+	}
 	spin_lock_irq(&evd_list_lock);
 	list_del(&evd->node);
 	spin_unlock_irq(&evd_list_lock);
@@ -269,6 +390,36 @@ void kdapl_evd_destroy_ia(struct kdapl_ia *ia)
 	} while (found);
 }
 
+/**
+ * kdapl_evd_release_ia() - destroy the CQs of an IA's EVDs
+ * @ia: the IA, closing abruptly or losing its device; its QPs are gone
+ *
+ * Context: process context, the IA's lock held.
+ */
+void kdapl_evd_release_ia(struct kdapl_ia *ia)
+{
+	struct kdapl_evd *evd;
+	bool found;
+
+	lockdep_assert_held(&ia->lock);
+	do {
+		found = false;
+		spin_lock_irq(&evd_list_lock);
+		list_for_each_entry(evd, &evd_list, node) {
+			if (evd->base.ia == ia && evd->cq) {
+				kdapl_hobj_ref(&evd->base.hobj);
+				found = true;
+				break;
+			}
+		}
+		spin_unlock_irq(&evd_list_lock);
+		if (found) {
+			kdapl_evd_release_device(evd);
+			kdapl_obj_put(&evd->base);
+		}
+	} while (found);
+}
+
 static void report_overflow(struct kdapl_evd *evd)
 {
 	DAT_EVENT ev = { .event_number = DAT_ASYNC_ERROR_EVD_OVERFLOW };
@@ -300,7 +451,24 @@ static void report_overflow(struct kdapl_evd *evd)
  */
 DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 {
-	bool report = false, kick;
+	return kdapl_evd_queue(evd, event, true);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_evd_post, KDAPL_INTERNAL);
+
+/**
+ * kdapl_evd_queue() - queue an event, optionally without a kick
+ * @evd: the EVD
+ * @event: the event
+ * @kick: schedule delivery; false from the EVD's own processing, which
+ *	delivers what it queued before it returns
+ *
+ * Return: as kdapl_evd_post().
+ * Context: any context.
+ */
+DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			   bool kick)
+{
+	bool report = false;
 	unsigned long flags;
 	DAT_RETURN ret = DAT_SUCCESS;
 
@@ -319,7 +487,7 @@ DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 		evd->count++;
 		evd->posted++;
 	}
-	kick = evd->policy != DAT_UPCALL_DISABLE &&
+	kick = kick && evd->policy != DAT_UPCALL_DISABLE &&
 	       evd->policy != DAT_UPCALL_TEARDOWN;
 	spin_unlock_irqrestore(&evd->lock, flags);
 
@@ -329,7 +497,6 @@ DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 		report_overflow(evd);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(kdapl_evd_post, KDAPL_INTERNAL);
 
 /**
  * dat_evd_kcreate() - create an event dispatcher
@@ -373,6 +540,14 @@ DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
 	else
 		ret = kdapl_evd_create(ia, ia->cpus, evd_min_qlen,
 				       upcall_policy, upcall, evd_flags, &evd);
+	if (ret == DAT_SUCCESS && (evd_flags & DAT_EVD_DTO_FLAG) &&
+	    kdapl_evd_cq_create(evd, ia->prov->ibdev)) {
+		mutex_unlock(&ia->lock);
+		kdapl_evd_destroy(evd);
+		kdapl_obj_put(o);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
 	mutex_unlock(&ia->lock);
 	if (ret == DAT_SUCCESS)
 		*evd_handle = kdapl_obj_handle(&evd->base);

@@ -13,6 +13,7 @@
 #define KDAPL_EVD_H
 
 #include <linux/wait.h>
+#include <rdma/ib_verbs.h>
 
 #include "kdapl.h"
 #include "cpu.h"
@@ -42,6 +43,11 @@ struct kdapl_cpuset;
  * @users: endpoints and other objects using this EVD; it cannot be freed
  *	while they exist
  * @node: on the list of all EVDs (debugfs), under evd_list_lock
+ * @cq: for a DTO EVD, the completion queue its endpoints' QPs complete
+ *	to; created with the EVD, destroyed under the IA's lock (device
+ *	access rule, registry.h) by dat_evd_free(), an abrupt close or
+ *	the device's removal. Polled only by @dispatch.
+ * @cqe: the CQ's size
  */
 struct kdapl_evd {
 	struct kdapl_obj base;
@@ -64,6 +70,8 @@ struct kdapl_evd {
 	struct kdapl_cpu_slot *slot;
 	atomic_t users;
 	struct list_head node;
+	struct ib_cq *cq;
+	int cqe;
 };
 
 /*
@@ -86,8 +94,12 @@ void kdapl_evd_destroy_ia(struct kdapl_ia *ia);
  * not queued, the overflow is counted and reported.
  */
 DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
+DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			   bool kick);
 
 void kdapl_evd_debugfs_init(struct dentry *dir);
+void kdapl_evd_release_device(struct kdapl_evd *evd);
+void kdapl_evd_release_ia(struct kdapl_ia *ia);
 
 static inline struct kdapl_evd *kdapl_evd_get(DAT_EVD_HANDLE h)
 {

@@ -28,6 +28,7 @@
 
 #include "evd.h"
 #include "registry.h"
+#include "ep.h"
 
 /**
  * kdapl_ia_get() - a counted reference on the IA of a handle
@@ -93,6 +94,36 @@ static void kdapl_ia_release(struct kdapl_hobj *h)
 }
 
 /**
+ * kdapl_ia_release_device() - give back everything an IA holds of its device
+ * @ia: the IA, dead or closing
+ *
+ * In dependency order: connections and QPs (endpoints), listens and
+ * requests (service points, CRs), completion queues (DTO EVDs), then the
+ * protection domains. The objects stay, without device resources, until
+ * they are freed.
+ *
+ * Context: process context, @ia->lock held.
+ */
+void kdapl_ia_release_device(struct kdapl_ia *ia)
+{
+	struct kdapl_sp *sp;
+	struct kdapl_cr *cr;
+	struct kdapl_ep *ep;
+	struct kdapl_pz *pz;
+
+	lockdep_assert_held(&ia->lock);
+	list_for_each_entry(cr, &ia->crs, node)
+		kdapl_cr_teardown(cr);
+	list_for_each_entry(sp, &ia->sps, node)
+		kdapl_sp_teardown(sp);
+	list_for_each_entry(ep, &ia->eps, node)
+		kdapl_ep_release_device(ep);
+	kdapl_evd_release_ia(ia);
+	list_for_each_entry(pz, &ia->pzs, node)
+		kdapl_pz_release_device(pz);
+}
+
+/**
  * kdapl_ia_kill() - the IA's device is going away
  * @ia: an IA on its provider's list
  *
@@ -106,14 +137,12 @@ static void kdapl_ia_release(struct kdapl_hobj *h)
 void kdapl_ia_kill(struct kdapl_ia *ia)
 {
 	DAT_EVENT ev = { .event_number = DAT_ASYNC_ERROR_IA_CATASTROPHIC };
-	struct kdapl_pz *pz;
 
 	lockdep_assert_held(&ia->prov->lock);
 
 	mutex_lock(&ia->lock);
 	WRITE_ONCE(ia->dead, true);
-	list_for_each_entry(pz, &ia->pzs, node)
-		kdapl_pz_release_device(pz);
+	kdapl_ia_release_device(ia);
 	mutex_unlock(&ia->lock);
 
 	ev.event_data.asynch_error_event_data.dat_handle =
@@ -216,6 +245,9 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	mutex_init(&ia->lock);
 	INIT_LIST_HEAD(&ia->node);
 	INIT_LIST_HEAD(&ia->pzs);
+	INIT_LIST_HEAD(&ia->eps);
+	INIT_LIST_HEAD(&ia->sps);
+	INIT_LIST_HEAD(&ia->crs);
 	atomic_set(&ia->children, 0);
 	ia->prov = prov;		/* the IA now owns this reference */
 	ia->cpus = prov->cpus;
@@ -346,7 +378,7 @@ static bool kdapl_netdev_addr(struct net_device *ndev,
  * Caller holds prov->lock with prov->removing false.
  */
 static void kdapl_provider_addr(struct kdapl_provider *prov,
-				struct sockaddr_storage *ss)
+				struct sockaddr_storage *ss, struct net **netp)
 {
 	struct net_device *ndev;
 	struct ib_device *dev;
@@ -365,12 +397,36 @@ static void kdapl_provider_addr(struct kdapl_provider *prov,
 				continue;
 			match = dev == prov->ibdev;
 			ib_device_put(dev);
-			if (match && kdapl_netdev_addr(ndev, ss))
+			if (match && kdapl_netdev_addr(ndev, ss)) {
+				if (netp)
+					*netp = get_net(net);
 				goto out;
+			}
 		}
 	}
 out:
 	rcu_read_unlock();
+}
+
+/**
+ * kdapl_ia_net() - the network namespace and address of an IA's device
+ * @ia: the IA
+ * @ss: set to the IA's address (see dat_ia_query())
+ *
+ * Return: the namespace of the device's netdev, referenced (put_net()),
+ * or NULL if the device is gone or has no address.
+ * Context: process context; takes the provider's and the IA's lock.
+ */
+struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss)
+{
+	struct kdapl_provider *prov = ia->prov;
+	struct net *net = NULL;
+
+	mutex_lock(&prov->lock);
+	if (!prov->removing && !READ_ONCE(ia->dead))
+		kdapl_provider_addr(prov, ss, &net);
+	mutex_unlock(&prov->lock);
+	return net;
 }
 
 /* Set @field from @val if @bit is in @mask. */
@@ -405,7 +461,7 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, DAT_IA_ATTR_MASK m,
 	KDAPL_SET(m, DAT_IA_FIELD_IA_FIRMWARE_MINOR_VERSION,
 		  a->firmware_version_minor, lower_32_bits(d->fw_ver));
 	if (m & DAT_IA_FIELD_IA_ADDRESS_PTR) {
-		kdapl_provider_addr(prov, &ia->addr);
+		kdapl_provider_addr(prov, &ia->addr, NULL);
 		a->ia_address_ptr = (struct sockaddr *)&ia->addr;
 	}
 	KDAPL_SET(m, DAT_IA_FIELD_IA_MAX_EPS, a->max_eps,
@@ -709,9 +765,13 @@ DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 	 * Device resources go before the IA leaves the provider's list:
 	 * until then the registry's remove waits for ia->lock.
 	 */
+	kdapl_ia_release_device(ia);
 	list_for_each_entry_safe(pz, tmp, &ia->pzs, node)
 		kdapl_pz_teardown(pz);
 	mutex_unlock(&ia->lock);
+
+	/* Abrupt close: the IA's endpoints, service points and CRs go. */
+	kdapl_ia_destroy_children(ia);
 
 	/* Abrupt close: the consumer's EVDs of this IA go too. */
 	kdapl_evd_destroy_ia(ia);

@@ -69,6 +69,9 @@ struct kdapl_obj {
  *	a graceful close fails while there are more
  * @addr: storage for DAT_IA_ATTR.ia_address_ptr: the IA's address as of
  *	the last dat_ia_query()
+ * @eps: the IA's endpoints (struct kdapl_ep.node), under @lock
+ * @sps: its PSPs and RSPs (struct kdapl_sp.node), under @lock
+ * @crs: its connection requests (struct kdapl_cr.node), under @lock
  *
  * ia.c owns the rest of the IA's definition.
  */
@@ -86,6 +89,9 @@ struct kdapl_ia {
 	bool own_async_evd;
 	int own_children;
 	struct sockaddr_storage addr;
+	struct list_head eps;
+	struct list_head sps;
+	struct list_head crs;
 };
 
 /**

@@ -26,6 +26,7 @@
 #include "cpu.h"
 #include "registry.h"
 #include "evd.h"
+#include "ep.h"
 #include "ep_state.h"
 
 #define KDAPL_VERSION "0.1"
@@ -98,6 +99,9 @@ static int __init kdapl_init(void)
 	err = kdapl_cpu_init();
 	if (err)
 		return err;
+	err = kdapl_ep_init();
+	if (err)
+		goto out_cpu;
 	kdapl_htable_init(&kdapl.handles);
 
 	kdapl.debugfs = debugfs_create_dir("kdapl", NULL);
@@ -107,6 +111,7 @@ static int __init kdapl_init(void)
 			    &handles_fops);
 	debugfs_create_file("cpus", 0444, kdapl.debugfs, NULL, &cpus_fops);
 	kdapl_evd_debugfs_init(kdapl.debugfs);
+	kdapl_ep_debugfs_init(kdapl.debugfs);
 	debugfs_create_file("ep_states", 0444, kdapl.debugfs, NULL,
 			    &ep_states_fops);
 
@@ -121,6 +126,8 @@ static int __init kdapl_init(void)
 out_debugfs:
 	debugfs_remove_recursive(kdapl.debugfs);
 	kdapl_htable_destroy(&kdapl.handles);
+	kdapl_ep_exit();
+out_cpu:
 	kdapl_cpu_exit();
 	return err;
 }
@@ -130,6 +137,7 @@ static void __exit kdapl_exit(void)
 	kdapl_registry_exit();
 	debugfs_remove_recursive(kdapl.debugfs);
 	kdapl_htable_destroy(&kdapl.handles);
+	kdapl_ep_exit();
 	kdapl_cpu_exit();
 	pr_info("kdapl: unloaded\n");
 }

@@ -141,6 +141,8 @@ struct kdapl_ia *kdapl_ia_get(DAT_IA_HANDLE handle);
 DAT_RETURN kdapl_ia_child_get(struct kdapl_ia *ia);
 void kdapl_ia_child_gone(struct kdapl_ia *ia);
 void kdapl_ia_kill(struct kdapl_ia *ia);
+void kdapl_ia_release_device(struct kdapl_ia *ia);
+void kdapl_ia_destroy_children(struct kdapl_ia *ia);
 
 /* pz.c */
 void kdapl_pz_teardown(struct kdapl_pz *pz);

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management of endpoints: dat_ep_connect, dat_ep_dup_connect,
+ * dat_ep_disconnect, the EP's work item and the rdma_cm event handler.
+ *
+ * The consumer calls here are upcall-safe: they check and move the EP's
+ * state under its spinlock (the table in ep_state.c), post the events
+ * that the state change itself defines, and queue the rest for the EP's
+ * work item (kdapl_ep_work), which makes the rdma_cm calls in process
+ * context. rdma_cm's event handler (kdapl_cm_handler) runs in process
+ * context with the cm_id's handler mutex held; it moves the state, posts
+ * events and queues work, and never takes a mutex of ours.
+ *
+ * Events of an outcome are posted exactly once: whoever moves the state
+ * out of a pending state posts, and an event the table refuses is stale
+ * and dropped (an ESTABLISHED after an abort is torn down instead).
+ *
+ * Graceful disconnect (seed 002): DISCONNECT_PENDING until the peer's
+ * disconnect (or an error) was seen and the QP is drained; then one
+ * DISCONNECTED event. The wait is bounded by disconnect_timeout_ms, after
+ * which the connection is aborted and the EP DISCONNECTED anyway.
+ */
+
+#include <linux/export.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+
+#include "ep.h"
+#include "evd.h"
+#include "registry.h"
+
+static unsigned int disconnect_timeout_ms = 2000;
+module_param(disconnect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(disconnect_timeout_ms,
+		 "Bound on a graceful disconnect's wait for the peer (ms)");
+
+/* rdma_cm address and route resolution time-out, each. */
+#define KDAPL_RESOLVE_MS	2000
+
+/**
+ * kdapl_sockaddr_check() - is this an address kdapl can connect to
+ * @sa: the address
+ *
+ * Return: DAT_SUCCESS or DAT_INVALID_ADDRESS.
+ * Context: any context.
+ */
+DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa)
+{
+	if (!sa)
+		return DAT_ERROR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		if (ipv4_is_zeronet(sin->sin_addr.s_addr) ||
+		    ipv4_is_multicast(sin->sin_addr.s_addr) ||
+		    ipv4_is_lbcast(sin->sin_addr.s_addr))
+			return DAT_ERROR(DAT_INVALID_ADDRESS,
+					 DAT_INVALID_ADDRESS_UNREACHABLE);
+		return DAT_SUCCESS;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		if (ipv6_addr_any(&sin6->sin6_addr) ||
+		    ipv6_addr_is_multicast(&sin6->sin6_addr))
+			return DAT_ERROR(DAT_INVALID_ADDRESS,
+					 DAT_INVALID_ADDRESS_UNREACHABLE);
+		return DAT_SUCCESS;
+	}
+	return DAT_ERROR(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNSUPPORTED);
+}
+
+static void sockaddr_set_port(struct sockaddr_storage *ss, u16 port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+}
+
+static size_t sockaddr_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       sizeof(struct sockaddr_in);
+}
+
+/* Keep the peer's private data for the connection event. Caller holds
+ * ep->lock or owns the EP's state transition that posts the event.
+ */
+static void ep_set_peer_pdata(struct kdapl_ep *ep, const void *p, u8 len)
+{
+	len = min_t(unsigned int, len, KDAPL_PDATA_MAX);
+	if (p && len)
+		memcpy(ep->peer_pdata, p, len);
+	ep->peer_pdata_len = p ? len : 0;
+}
+
+/*
+ * A CM outcome for @ep: move the state by @op and, if the table allows
+ * it, post @num and queue @act (0: nothing). Returns whether it moved.
+ */
+static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
+		       DAT_EVENT_NUMBER num, int act,
+		       const void *pdata, u8 pdata_len)
+{
+	unsigned long flags;
+	bool moved;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	moved = kdapl_ep_move(ep, op);
+	if (moved) {
+		ep->deadline = jiffies + MAX_JIFFY_OFFSET;
+		del_timer(&ep->timer);
+		ep_set_peer_pdata(ep, pdata, pdata_len);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!moved)
+		return false;
+	if (num)
+		kdapl_ep_post_conn(ep, num);
+	if (act >= 0)
+		kdapl_ep_queue(ep, act);
+	return true;
+}
+
+/* The CONNECT action: create the cm_id and start address resolution. */
+static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
+			  struct sockaddr_storage *src)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	lockdep_assert_held(&ep->cm_mutex);
+	if (!net) {
+		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
+			   DAT_CONNECTION_EVENT_UNREACHABLE, -1, NULL, 0);
+		return;
+	}
+	if (READ_ONCE(ep->state) != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+		return;		/* aborted meanwhile */
+	id = rdma_create_id(net, kdapl_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED, -1, NULL, 0);
+		return;
+	}
+	sockaddr_set_port(src, 0);
+	spin_lock_irq(&ep->lock);
+	ep->cm_id = id;
+	spin_unlock_irq(&ep->lock);
+	err = rdma_resolve_addr(id, (struct sockaddr *)src,
+				(struct sockaddr *)&ep->remote,
+				KDAPL_RESOLVE_MS);
+	if (err)
+		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
+			   DAT_CONNECTION_EVENT_UNREACHABLE,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+}
+
+/* The ACCEPT action: take the CR's cm_id and accept on the EP's QP. */
+static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p = {};
+	int err;
+
+	lockdep_assert_held(&ep->cm_mutex);
+	if (!id || !ep->qp) {
+		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+			   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+		if (id)
+			rdma_destroy_id(id);
+		return;
+	}
+	p.private_data = ep->pdata_len ? ep->pdata : NULL;
+	p.private_data_len = ep->pdata_len;
+	p.qp_num = ep->qp->qp_num;
+	p.responder_resources = ep->attr.max_rdma_read_in;
+	p.initiator_depth = ep->attr.max_rdma_read_out;
+
+	rdma_lock_handler(id);
+	id->context = ep;	/* from now on events are the EP's */
+	spin_lock_irq(&ep->lock);
+	ep->cm_id = id;
+	spin_unlock_irq(&ep->lock);
+	err = rdma_accept(id, &p);
+	rdma_unlock_handler(id);
+	if (err)
+		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+			   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+}
+
+/* The ABORT action: flush the QP and drop the connection's cm_id. */
+static void ep_do_abort(struct kdapl_ep *ep)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct rdma_cm_id *id = ep->cm_id;
+
+	lockdep_assert_held(&ep->cm_mutex);
+	if (ep->qp)
+		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
+	if (id) {
+		spin_lock_irq(&ep->lock);
+		ep->cm_id = NULL;
+		spin_unlock_irq(&ep->lock);
+		rdma_destroy_id(id);
+	}
+}
+
+/* The DRAIN action: the last step of a graceful disconnect. */
+static void ep_do_drain(struct kdapl_ep *ep)
+{
+	lockdep_assert_held(&ep->cm_mutex);
+	if (ep->qp)
+		ib_drain_qp(ep->qp);
+	ep_outcome(ep, KDAPL_EP_EV_DISCONNECT_DONE,
+		   DAT_CONNECTION_EVENT_DISCONNECTED, -1, NULL, 0);
+}
+
+/**
+ * kdapl_ep_work() - the EP's process-context half
+ * @work: ep->work
+ *
+ * Runs the pending actions in a fixed order; an abort makes the others
+ * moot. Drops the reference kdapl_ep_queue() took.
+ *
+ * Context: process context (kdapl_wq).
+ */
+void kdapl_ep_work(struct work_struct *work)
+{
+	struct kdapl_ep *ep = container_of(work, struct kdapl_ep, work);
+	struct kdapl_ia *ia = ep->base.ia;
+	struct sockaddr_storage src;
+	struct rdma_cm_id *cr_id = NULL;
+	struct kdapl_cr *cr = NULL;
+	struct net *net = NULL;
+	unsigned long acts;
+
+	spin_lock_irq(&ep->lock);
+	acts = ep->actions;
+	ep->actions = 0;
+	spin_unlock_irq(&ep->lock);
+
+	/* Lock order: provider and IA locks before ep->cm_mutex. */
+	if (test_bit(KDAPL_EP_ACT_CONNECT, &acts))
+		net = kdapl_ia_net(ia, &src);
+	mutex_lock(&ia->lock);
+	mutex_lock(&ep->cm_mutex);
+	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts) && ep->cr) {
+		/* The cm_id moves from the CR to the EP under both locks. */
+		cr = ep->cr;
+		ep->cr = NULL;
+		cr_id = cr->cm_id;
+		cr->cm_id = NULL;
+		kdapl_cr_done(cr);
+	}
+	if (ia->dead) {
+		acts = 0;	/* kdapl_ep_release_device() did it all */
+		if (cr_id)
+			rdma_destroy_id(cr_id);
+		cr_id = NULL;
+	}
+	mutex_unlock(&ia->lock);
+
+	if (test_bit(KDAPL_EP_ACT_ABORT, &acts)) {
+		if (cr_id)
+			rdma_destroy_id(cr_id);
+		ep_do_abort(ep);
+		goto out;
+	}
+	if (test_bit(KDAPL_EP_ACT_CONNECT, &acts))
+		ep_do_connect(ep, net, &src);
+	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts))
+		ep_do_accept(ep, cr_id);
+	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id)
+		rdma_disconnect(ep->cm_id);
+	if (test_bit(KDAPL_EP_ACT_DRAIN, &acts))
+		ep_do_drain(ep);
+out:
+	mutex_unlock(&ep->cm_mutex);
+	if (cr)
+		kdapl_obj_put(&cr->base);
+	if (net)
+		put_net(net);
+	kdapl_obj_put(&ep->base);
+}
+
+/* Route resolved: send the connection request. Handler context. */
+static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param p = {};
+	unsigned long flags;
+	bool go;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	go = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->qp;
+	if (go) {
+		p.qp_num = ep->qp->qp_num;
+		memcpy(&ep->local, &id->route.addr.src_addr,
+		       sizeof(ep->local));
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!go)
+		return;
+	p.private_data = ep->pdata_len ? ep->pdata : NULL;
+	p.private_data_len = ep->pdata_len;
+	p.responder_resources = ep->attr.max_rdma_read_in;
+	p.initiator_depth = ep->attr.max_rdma_read_out;
+	p.retry_count = 7;
+	p.rnr_retry_count = 7;
+	if (rdma_connect_locked(id, &p))
+		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+}
+
+/* A rejection the remote consumer made (not its provider or transport). */
+static bool ep_peer_rejected(struct rdma_cm_id *id, int status)
+{
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		/* siw reports an MPA reject as ECONNRESET, the core ECONNREFUSED */
+		return status == -ECONNRESET || status == -ECONNREFUSED;
+	return status == IB_CM_REJ_CONSUMER_DEFINED;
+}
+
+/* The connection is gone (peer disconnect, error). */
+static void ep_gone(struct kdapl_ep *ep, bool error)
+{
+	DAT_EVENT_NUMBER num = error ? DAT_CONNECTION_EVENT_BROKEN :
+			       DAT_CONNECTION_EVENT_DISCONNECTED;
+	enum kdapl_ep_op op = error ? KDAPL_EP_EV_CM_BROKEN :
+			      KDAPL_EP_EV_CM_DISCONNECTED;
+	unsigned long flags;
+	DAT_EP_STATE was;
+	bool moved;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	was = ep->state;
+	moved = kdapl_ep_move(ep, op);
+	if (moved && was == DAT_EP_STATE_DISCONNECT_PENDING)
+		ep->disc_peer_seen = true;
+	else if (moved)
+		ep->peer_pdata_len = 0;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!moved)
+		return;
+
+	switch (was) {
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		/* Our graceful disconnect: finish it once the QP is drained. */
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_DRAIN);
+		return;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+		num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		break;
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		num = DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
+		break;
+	default:
+		break;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->deadline = jiffies + MAX_JIFFY_OFFSET;
+	del_timer(&ep->timer);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_ep_post_conn(ep, num);
+	kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);
+}
+
+static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			struct rdma_cm_event *ev)
+{
+	const void *pd = ev->param.conn.private_data;
+	u8 pdlen = ev->param.conn.private_data_len;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(id, KDAPL_RESOLVE_MS))
+			ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
+				   DAT_CONNECTION_EVENT_UNREACHABLE,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ep_route_resolved(ep, id);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
+			   DAT_CONNECTION_EVENT_UNREACHABLE,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		if (ep_peer_rejected(id, ev->status))
+			ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
+				   DAT_CONNECTION_EVENT_PEER_REJECTED,
+				   KDAPL_EP_ACT_ABORT, pd, pdlen);
+		else
+			ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+				   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		if (!ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+				DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				KDAPL_EP_ACT_ABORT, NULL, 0))
+			ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+				   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		spin_lock_irq(&ep->lock);
+		memcpy(&ep->local, &id->route.addr.src_addr, sizeof(ep->local));
+		memcpy(&ep->remote, &id->route.addr.dst_addr,
+		       sizeof(ep->remote));
+		spin_unlock_irq(&ep->lock);
+		if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
+				DAT_CONNECTION_EVENT_ESTABLISHED, -1, pd, pdlen))
+			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		ep_gone(ep, ev->status != 0 && ev->status != -ECONNRESET);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* kdapl_ia_kill() tears the EP down from the registry. */
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * kdapl_cm_handler() - rdma_cm event handler of every kdapl cm_id
+ * @id: the cm_id; its context is the EP, PSP/RSP or CR it belongs to
+ * @ev: the event
+ *
+ * Return: 0; cm_ids are always destroyed by their owner, never by
+ * returning non-zero, except a connection request that cannot be taken
+ * (sp.c), whose new cm_id rdma_cm then destroys and rejects.
+ * Context: process context, the cm_id's handler mutex held.
+ */
+int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kdapl_obj *o = id->context;
+
+	switch (o->hobj.type) {
+	case KDAPL_HT_EP:
+		ep_cm_event(container_of(o, struct kdapl_ep, base), id, ev);
+		return 0;
+	case KDAPL_HT_PSP:
+	case KDAPL_HT_RSP:
+		return kdapl_sp_cm_event(container_of(o, struct kdapl_sp, base),
+					 id, ev);
+	default:
+		/* A CR's cm_id before accept: the accept or reject sees it. */
+		return 0;
+	}
+}
+
+static DAT_RETURN ep_connect(struct kdapl_ep *ep,
+			     const struct sockaddr *addr, DAT_CONN_QUAL qual,
+			     DAT_TIMEOUT timeout, DAT_COUNT pdata_size,
+			     const void *pdata, DAT_QOS qos)
+{
+	struct kdapl_ia *ia = ep->base.ia;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	ret = kdapl_sockaddr_check(addr);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (!qual || qual > U16_MAX)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!timeout)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (pdata_size < 0 || pdata_size > ia->prov->max_private_data ||
+	    (pdata_size && !pdata))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (qos != DAT_QOS_BEST_EFFORT)
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	if (READ_ONCE(ia->dead))
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ret = kdapl_ep_state_check(ep->state, KDAPL_EP_OP_CONNECT);
+	if (ret == DAT_SUCCESS && !ep->qp)
+		ret = DAT_ERROR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EP_UNCONFIGURED);
+	if (ret == DAT_SUCCESS) {
+		kdapl_ep_move(ep, KDAPL_EP_OP_CONNECT);
+		memset(&ep->remote, 0, sizeof(ep->remote));
+		memcpy(&ep->remote, addr, sockaddr_len(addr));
+		sockaddr_set_port(&ep->remote, qual);
+		ep->remote_qual = qual;
+		if (pdata_size)
+			memcpy(ep->pdata, pdata, pdata_size);
+		ep->pdata_len = pdata_size;
+		ep->peer_pdata_len = 0;
+		kdapl_ep_arm_timer(ep, timeout);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ret == DAT_SUCCESS)
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_CONNECT);
+	return ret;
+}
+
+/**
+ * dat_ep_connect() - connect an endpoint to a remote service point
+ * @ep_handle: an EP in DAT_EP_STATE_UNCONNECTED
+ * @remote_ia_address: the remote IA's IPv4 or IPv6 address
+ * @remote_conn_qual: the remote service point's qualifier: a TCP port
+ *	(1-65535)
+ * @timeout: microseconds, or DAT_TIMEOUT_INFINITE; 0 is refused
+ * @private_data_size: bytes of @private_data, at most the provider's
+ *	max_private_data_size
+ * @private_data: sent with the connection request
+ * @quality_of_service: DAT_QOS_BEST_EFFORT
+ * @connect_flags: DAT_CONNECT_DEFAULT_FLAG
+ *
+ * The outcome arrives on the connect EVD: ESTABLISHED (CONNECTED),
+ * PEER_REJECTED, NON_PEER_REJECTED (nobody listening, transport error),
+ * UNREACHABLE or TIMED_OUT (each DISCONNECTED).
+ *
+ * Return: DAT_SUCCESS (the EP is ACTIVE_CONNECTION_PENDING),
+ * DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER, DAT_INVALID_ADDRESS,
+ * DAT_INVALID_STATE, DAT_MODEL_NOT_SUPPORTED.
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
+			  DAT_IA_ADDRESS_PTR remote_ia_address,
+			  DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+			  DAT_COUNT private_data_size,
+			  const DAT_PVOID private_data,
+			  DAT_QOS quality_of_service,
+			  DAT_CONNECT_FLAGS connect_flags)
+{
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	if (connect_flags != DAT_CONNECT_DEFAULT_FLAG)
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	ep = kdapl_ep_get(ep_handle);
+	if (!ep)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = ep_connect(ep, remote_ia_address, remote_conn_qual, timeout,
+			 private_data_size, private_data, quality_of_service);
+	kdapl_obj_put(&ep->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_connect);
+
+/**
+ * dat_ep_dup_connect() - connect to where another endpoint is connected
+ * @ep_handle: an EP in DAT_EP_STATE_UNCONNECTED
+ * @ep_dup_handle: a CONNECTED EP whose remote address and qualifier are
+ *	used
+ * @timeout: as for dat_ep_connect()
+ * @private_data_size: as for dat_ep_connect()
+ * @private_data: as for dat_ep_connect()
+ * @quality_of_service: as for dat_ep_connect()
+ *
+ * Return: as dat_ep_connect(); DAT_INVALID_STATE if @ep_dup_handle is not
+ * connected.
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
+			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
+			      DAT_COUNT private_data_size,
+			      const DAT_PVOID private_data,
+			      DAT_QOS quality_of_service)
+{
+	struct sockaddr_storage remote;
+	struct kdapl_ep *ep, *dup;
+	unsigned long flags;
+	DAT_CONN_QUAL qual;
+	DAT_RETURN ret;
+
+	dup = kdapl_ep_get(ep_dup_handle);
+	if (!dup)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	spin_lock_irqsave(&dup->lock, flags);
+	ret = kdapl_ep_state_check(dup->state, KDAPL_EP_OP_DUP_SOURCE);
+	remote = dup->remote;
+	spin_unlock_irqrestore(&dup->lock, flags);
+	kdapl_obj_put(&dup->base);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	qual = remote.ss_family == AF_INET6 ?
+	       ntohs(((struct sockaddr_in6 *)&remote)->sin6_port) :
+	       ntohs(((struct sockaddr_in *)&remote)->sin_port);
+
+	ep = kdapl_ep_get(ep_handle);
+	if (!ep)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (ep == dup)
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	else
+		ret = ep_connect(ep, (struct sockaddr *)&remote, qual, timeout,
+				 private_data_size, private_data,
+				 quality_of_service);
+	kdapl_obj_put(&ep->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
+
+/**
+ * dat_ep_disconnect() - close a connection
+ * @ep_handle: the EP
+ * @close_flags: DAT_CLOSE_GRACEFUL_FLAG or DAT_CLOSE_ABRUPT_FLAG
+ *
+ * Graceful, on a CONNECTED EP: DISCONNECT_PENDING; once the peer's
+ * disconnect (or an error) was seen and the QP is drained, one
+ * DISCONNECTED event. Abrupt, and either kind while a connection is being
+ * set up: the EP is DISCONNECTED when the call returns, the DISCONNECTED
+ * event is posted by the call, outstanding work is flushed. On a
+ * DISCONNECTED EP, or a second graceful call, a no-op.
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_INVALID_STATE.
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
+			     DAT_CLOSE_FLAGS close_flags)
+{
+	enum kdapl_ep_op op;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	DAT_EP_STATE was;
+	DAT_RETURN ret;
+	int act = -1;
+
+	if (close_flags == DAT_CLOSE_GRACEFUL_FLAG)
+		op = KDAPL_EP_OP_DISCONNECT_GRACEFUL;
+	else if (close_flags == DAT_CLOSE_ABRUPT_FLAG)
+		op = KDAPL_EP_OP_DISCONNECT_ABRUPT;
+	else
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ep = kdapl_ep_get(ep_handle);
+	if (!ep)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	was = ep->state;
+	ret = kdapl_ep_state_check(was, op);
+	if (ret == DAT_SUCCESS && kdapl_ep_move(ep, op) && ep->state != was) {
+		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING) {
+			ep->disc_peer_seen = false;
+			kdapl_ep_arm_timer(ep, disconnect_timeout_ms * 1000);
+			act = KDAPL_EP_ACT_DISCONNECT;
+		} else {
+			ep->deadline = jiffies + MAX_JIFFY_OFFSET;
+			del_timer(&ep->timer);
+			ep->peer_pdata_len = 0;
+			act = KDAPL_EP_ACT_ABORT;
+		}
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (act == KDAPL_EP_ACT_ABORT)
+		kdapl_ep_post_conn(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+	if (act >= 0)
+		kdapl_ep_queue(ep, act);
+	kdapl_obj_put(&ep->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_disconnect);

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Data transfer: dat_ep_post_send, dat_ep_post_recv, dat_ep_post_rdma_read,
+ * dat_ep_post_rdma_write, and the completion of their work requests.
+ *
+ * Posting is upcall-safe: the EP's spinlock covers the state check, taking
+ * a work request context (struct kdapl_wr) from the EP's free list, the
+ * translation of the local triplets (kdapl_lmr_to_sge()), holding the
+ * LMRs used, and the driver's post. Each context's wr_cqe.done is
+ * kdapl_dto_done(), which the DTO EVD's poller calls on the EVD's CPU: it
+ * turns the work completion into a DAT_DTO_COMPLETION_EVENT, releases
+ * the LMRs and gives the context back. Nothing is allocated per message.
+ *
+ * Work requests kdapl posts for memory registration carry small wr_id
+ * values (lmr.h) and are handed to kdapl_lmr_wc() instead.
+ */
+
+#include <linux/export.h>
+#include <linux/slab.h>
+
+#include "ep.h"
+#include "evd.h"
+#include "lmr.h"
+#include "registry.h"
+
+static_assert(KDAPL_WR_ID_INTERNAL_LIMIT == KDAPL_LMR_WR_ID_LIMIT);
+
+/**
+ * kdapl_ep_wrs_alloc() - size the EP's work request contexts
+ * @ep: the EP, its QP about to be created (ep->cm_mutex held)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kdapl_ep_wrs_alloc(struct kdapl_ep *ep)
+{
+	u32 n = ep->attr.max_request_dtos + ep->attr.max_recv_dtos, i;
+
+	ep->wrs = kvcalloc(n, sizeof(*ep->wrs), GFP_KERNEL);
+	if (!ep->wrs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ep->wrs[i].cqe.done = kdapl_dto_done;
+		ep->wrs[i].ep = ep;
+		ep->wrs[i].next = i + 1 < n ? i + 1 : U32_MAX;
+	}
+	spin_lock_irq(&ep->lock);
+	ep->nr_wrs = n;
+	ep->free_wr = n ? 0 : U32_MAX;
+	spin_unlock_irq(&ep->lock);
+	return 0;
+}
+
+/**
+ * kdapl_ep_wrs_free() - free the contexts once the QP is gone
+ * @ep: the EP; every context has come back (the QP was drained)
+ */
+void kdapl_ep_wrs_free(struct kdapl_ep *ep)
+{
+	struct kdapl_wr *wrs = ep->wrs;
+
+	spin_lock_irq(&ep->lock);
+	ep->wrs = NULL;
+	ep->nr_wrs = 0;
+	ep->free_wr = U32_MAX;
+	spin_unlock_irq(&ep->lock);
+	kvfree(wrs);
+}
+
+static DAT_DTO_COMPLETION_STATUS wc_status(enum ib_wc_status s)
+{
+	switch (s) {
+	case IB_WC_SUCCESS:
+		return DAT_DTO_SUCCESS;
+	case IB_WC_WR_FLUSH_ERR:
+		return DAT_DTO_ERR_FLUSHED;
+	case IB_WC_LOC_LEN_ERR:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case IB_WC_LOC_QP_OP_ERR:
+	case IB_WC_LOC_EEC_OP_ERR:
+		return DAT_DTO_ERR_LOCAL_EP;
+	case IB_WC_LOC_PROT_ERR:
+	case IB_WC_MW_BIND_ERR:
+		return DAT_DTO_ERR_LOCAL_PROTECTION;
+	case IB_WC_BAD_RESP_ERR:
+		return DAT_DTO_ERR_BAD_RESPONSE;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+		return DAT_DTO_ERR_REMOTE_ACCESS;
+	case IB_WC_REM_OP_ERR:
+	case IB_WC_REM_ABORT_ERR:
+		return DAT_DTO_ERR_REMOTE_RESPONDER;
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		return DAT_DTO_ERR_RECEIVER_NOT_READY;
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+
+/* Give a context back and drop the LMRs it held. Any context. */
+static void wr_put(struct kdapl_ep *ep, struct kdapl_wr *wr)
+{
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < wr->nlmr; i++)
+		kdapl_lmr_put(wr->lmrs[i]);
+	wr->nlmr = 0;
+	spin_lock_irqsave(&ep->lock, flags);
+	wr->next = ep->free_wr;
+	ep->free_wr = wr - ep->wrs;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * kdapl_dto_done() - a DTO's work completion
+ * @cq: the CQ of the EVD (its cq_context is the EVD)
+ * @wc: the completion
+ *
+ * Context: the EVD's processing: softirq on the EVD's CPU, or a drain.
+ */
+void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kdapl_wr *wr = container_of(wc->wr_cqe, struct kdapl_wr, cqe);
+	DAT_EVENT ev = { .event_number = DAT_DTO_COMPLETION_EVENT };
+	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+	struct kdapl_evd *evd = cq->cq_context;
+	struct kdapl_ep *ep = wr->ep;
+	unsigned long flags;
+
+	d->ep_handle = kdapl_obj_handle(&ep->base);
+	d->user_cookie = wr->cookie;
+	d->status = wc_status(wc->status);
+	d->operation = wr->op;
+	d->transfered_length = wr->op == DAT_DTO_RECEIVE ? wc->byte_len :
+			       wr->len;
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		d->rmr_context = wc->ex.invalidate_rkey;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->completed++;
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		ep->flushed++;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	wr_put(ep, wr);
+	kdapl_evd_queue(evd, &ev, false);
+}
+
+/**
+ * kdapl_cq_internal_wc() - a completion that is not a DTO
+ * @wc: a completion whose wr_id is below KDAPL_LMR_WR_ID_LIMIT
+ *
+ * Context: the EVD's processing.
+ */
+void kdapl_cq_internal_wc(struct ib_wc *wc)
+{
+	struct kdapl_ep *ep = wc->qp ? wc->qp->qp_context : NULL;
+
+	if (ep && ep->pz)
+		kdapl_lmr_wc(ep->pz, wc);
+}
+
+/*
+ * Take a context and translate the triplets into @sge, holding the LMRs.
+ * Caller holds ep->lock. Returns the context or an error in *@ret.
+ */
+static struct kdapl_wr *wr_get(struct kdapl_ep *ep, DAT_COUNT nseg,
+			       const DAT_LMR_TRIPLET *iov, struct ib_sge *sge,
+			       DAT_DTO_COOKIE cookie, u16 op, DAT_RETURN *ret)
+{
+	struct kdapl_wr *wr;
+	u64 len = 0;
+	int i;
+
+	if (ep->free_wr == U32_MAX) {
+		*ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		return NULL;
+	}
+	wr = &ep->wrs[ep->free_wr];
+	wr->nlmr = 0;
+	for (i = 0; i < nseg; i++) {
+		struct kdapl_lmr *lmr;
+
+		*ret = kdapl_lmr_to_sge(ep->pz, &iov[i], &sge[i]);
+		if (*ret != DAT_SUCCESS)
+			goto undo;
+		lmr = kdapl_lmr_get(ep->pz, iov[i].lmr_context);
+		if (!lmr) {
+			*ret = DAT_ERROR(DAT_PRIVILEGES_VIOLATION,
+					 DAT_NO_SUBTYPE);
+			goto undo;
+		}
+		wr->lmrs[wr->nlmr++] = lmr;
+		len += iov[i].segment_length;
+	}
+	if (len > U32_MAX) {
+		*ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto undo;
+	}
+	ep->free_wr = wr->next;
+	wr->next = KDAPL_WR_BUSY;
+	wr->cookie = cookie;
+	wr->len = len;
+	wr->op = op;
+	*ret = DAT_SUCCESS;
+	return wr;
+undo:
+	for (i = 0; i < wr->nlmr; i++)
+		kdapl_lmr_put(wr->lmrs[i]);
+	wr->nlmr = 0;
+	return NULL;
+}
+
+/* Undo wr_get() after a failed post. Caller holds ep->lock. */
+static void wr_unget(struct kdapl_ep *ep, struct kdapl_wr *wr)
+{
+	u32 i;
+
+	for (i = 0; i < wr->nlmr; i++)
+		kdapl_lmr_put(wr->lmrs[i]);
+	wr->nlmr = 0;
+	wr->next = ep->free_wr;
+	ep->free_wr = wr - ep->wrs;
+}
+
+static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
+			      DAT_COUNT nseg, DAT_LMR_TRIPLET *iov,
+			      DAT_DTO_COOKIE cookie,
+			      const DAT_RMR_TRIPLET *remote,
+			      DAT_COMPLETION_FLAGS cflags)
+{
+	struct ib_sge sge[KDAPL_MAX_IOV];
+	struct ib_rdma_wr rwr = {};
+	struct ib_recv_wr rcv = {};
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	struct kdapl_ep *ep;
+	struct kdapl_wr *wr;
+	unsigned long flags;
+	DAT_COUNT max_iov;
+	DAT_RETURN ret;
+	u16 dop;
+	int err;
+
+	if (nseg < 0 || nseg > KDAPL_MAX_IOV || (nseg && !iov))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (cflags & ~(DAT_COMPLETION_SUPPRESS_FLAG |
+		       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+		       DAT_COMPLETION_BARRIER_FENCE_FLAG))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	ep = kdapl_ep_get(ep_handle);
+	if (!ep)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+
+	switch (op) {
+	case KDAPL_EP_OP_POST_RECV:
+		dop = DAT_DTO_RECEIVE;
+		max_iov = ep->attr.max_recv_iov;
+		break;
+	case KDAPL_EP_OP_POST_SEND:
+		dop = DAT_DTO_SEND;
+		max_iov = ep->attr.max_request_iov;
+		break;
+	case KDAPL_EP_OP_POST_RDMA_READ:
+		dop = DAT_DTO_RDMA_READ;
+		max_iov = ep->attr.max_rdma_read_iov;
+		break;
+	default:
+		dop = DAT_DTO_RDMA_WRITE;
+		max_iov = ep->attr.max_rdma_write_iov;
+		break;
+	}
+	if (nseg > max_iov) {
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto out;
+	}
+	if (remote && !remote->segment_length && nseg) {
+		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		goto out;
+	}
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ret = kdapl_ep_state_check(ep->state, op);
+	if (ret == DAT_SUCCESS && !ep->qp)
+		ret = DAT_ERROR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EP_NOTREADY);
+	if (ret != DAT_SUCCESS)
+		goto unlock;
+	wr = wr_get(ep, nseg, iov, sge, cookie, dop, &ret);
+	if (!wr)
+		goto unlock;
+	if (remote && wr->len > remote->segment_length) {
+		wr_unget(ep, wr);
+		ret = DAT_ERROR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		goto unlock;
+	}
+	if (op == KDAPL_EP_OP_POST_RECV) {
+		rcv.wr_cqe = &wr->cqe;
+		rcv.sg_list = sge;
+		rcv.num_sge = nseg;
+		err = ib_post_recv(ep->qp, &rcv, &rbad);
+	} else {
+		/* Registrations the peer may rely on go first (lmr.h). */
+		kdapl_lmr_post_pending(ep->pz, ep->qp);
+		rwr.wr.wr_cqe = &wr->cqe;
+		rwr.wr.sg_list = sge;
+		rwr.wr.num_sge = nseg;
+		rwr.wr.send_flags = IB_SEND_SIGNALED;
+		if (cflags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+			rwr.wr.send_flags |= IB_SEND_SOLICITED;
+		if (cflags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+			rwr.wr.send_flags |= IB_SEND_FENCE;
+		if (op == KDAPL_EP_OP_POST_SEND) {
+			rwr.wr.opcode = IB_WR_SEND;
+		} else {
+			rwr.wr.opcode = op == KDAPL_EP_OP_POST_RDMA_READ ?
+					IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+			rwr.remote_addr = remote->virtual_address;
+			rwr.rkey = remote->rmr_context;
+		}
+		err = ib_post_send(ep->qp, &rwr.wr, &bad);
+	}
+	if (err) {
+		wr_unget(ep, wr);
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	} else {
+		ep->posted++;
+	}
+unlock:
+	spin_unlock_irqrestore(&ep->lock, flags);
+out:
+	kdapl_obj_put(&ep->base);
+	return ret;
+}
+
+/**
+ * dat_ep_post_send() - post a send
+ * @ep_handle: the EP: CONNECTED, or DISCONNECTED (flushed at once)
+ * @num_segments: entries in @local_iov (0 for a zero-length send)
+ * @local_iov: LMR triplets of the data
+ * @user_cookie: returned in the DTO completion event
+ * @completion_flags: DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+ *	DAT_COMPLETION_BARRIER_FENCE_FLAG; every DTO completes with an event
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
+ * DAT_INVALID_STATE, DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION,
+ * DAT_INSUFFICIENT_RESOURCES (request queue full).
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_common(ep_handle, KDAPL_EP_OP_POST_SEND, num_segments,
+			   local_iov, user_cookie, NULL, completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_send);
+
+/**
+ * dat_ep_post_recv() - post a receive buffer
+ * @ep_handle: the EP, in any state with a QP (before connecting too)
+ * @num_segments: entries in @local_iov
+ * @local_iov: LMR triplets of the buffer
+ * @user_cookie: returned in the DTO completion event
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * Return: as dat_ep_post_send().
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_common(ep_handle, KDAPL_EP_OP_POST_RECV, num_segments,
+			   local_iov, user_cookie, NULL, completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_recv);
+
+/**
+ * dat_ep_post_rdma_read() - post an RDMA Read
+ * @ep_handle: the EP
+ * @num_segments: entries in @local_iov
+ * @local_iov: where the data lands
+ * @user_cookie: returned in the DTO completion event
+ * @remote_iov: the peer's memory: rmr_context (rkey), virtual_address,
+ *	segment_length (at least the local total)
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * Return: as dat_ep_post_send(); DAT_LENGTH_ERROR when the local total
+ * exceeds the remote segment.
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
+				 DAT_COUNT num_segments,
+				 DAT_LMR_TRIPLET *local_iov,
+				 DAT_DTO_COOKIE user_cookie,
+				 const DAT_RMR_TRIPLET *remote_iov,
+				 DAT_COMPLETION_FLAGS completion_flags)
+{
+	if (!remote_iov)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	return post_common(ep_handle, KDAPL_EP_OP_POST_RDMA_READ, num_segments,
+			   local_iov, user_cookie, remote_iov,
+			   completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read);
+
+/**
+ * dat_ep_post_rdma_write() - post an RDMA Write
+ * @ep_handle: the EP
+ * @num_segments: entries in @local_iov
+ * @local_iov: the data
+ * @user_cookie: returned in the DTO completion event
+ * @remote_iov: where it goes in the peer's memory
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * Return: as dat_ep_post_rdma_read().
+ * Context: any context, upcalls included; never sleeps.
+ */
+DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT num_segments,
+				  DAT_LMR_TRIPLET *local_iov,
+				  DAT_DTO_COOKIE user_cookie,
+				  const DAT_RMR_TRIPLET *remote_iov,
+				  DAT_COMPLETION_FLAGS completion_flags)
+{
+	if (!remote_iov)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	return post_common(ep_handle, KDAPL_EP_OP_POST_RDMA_WRITE,
+			   num_segments, local_iov, user_cookie, remote_iov,
+			   completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_write);

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Endpoints, service points and connection requests: the connection
+ * side of kdapl (ep.c, cm.c, sp.c, dto.c).
+ *
+ * Contexts. Consumer calls come from process context or, for the
+ * upcall-safe ones (post_*, ep_connect, ep_disconnect, cr_accept,
+ * cr_reject), from any context: they only check and change state under
+ * the EP's spinlock and hand everything that sleeps (rdma_cm calls, QP
+ * state changes, drains) to the EP's work item. rdma_cm's event handler
+ * runs in process context with the cm_id's handler mutex held; it takes
+ * only the EP's spinlock, posts events and queues work. The connect and
+ * disconnect timer runs in softirq context and does the same.
+ *
+ * Locking, outer first (continues registry.h and kdapl.h):
+ *
+ *   ia->lock - ia->eps, ia->sps, ia->crs; device resources (QP, CQ)
+ *	are created and destroyed under it
+ *   ep->cm_mutex - ep->cm_id and ep->qp for the sleeping code: work,
+ *	free, reset, modify, device removal. rdma_destroy_id() waits for
+ *	the cm_id's handler, so the handler never takes this mutex.
+ *   (rdma_cm's handler mutex)
+ *   ep->lock - the rest of the EP, see struct kdapl_ep
+ *   evd->lock
+ */
+#ifndef KDAPL_EP_H
+#define KDAPL_EP_H
+
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
+
+#include "kdapl.h"
+#include "ep_state.h"
+
+struct kdapl_pz;
+struct kdapl_evd;
+struct kdapl_sp;
+struct kdapl_cr;
+struct kdapl_lmr;
+
+/*
+ * Largest private data kdapl keeps from the peer (connection request,
+ * accept or reject): the iWARP limit, which is larger than IB's.
+ */
+#define KDAPL_PDATA_MAX		256
+
+/* Most segments in one DTO (local triplets); the EP attributes are capped. */
+#define KDAPL_MAX_IOV		8
+
+/*
+ * wr_id values below this are kdapl's own work requests (memory
+ * registration, lmr.h), not pointers: the CQ poller hands them to
+ * kdapl_cq_internal_wc().
+ */
+#define KDAPL_WR_ID_INTERNAL_LIMIT	2
+
+/* kdapl_wr.next of a context that is out (posted). */
+#define KDAPL_WR_BUSY		(U32_MAX - 1)
+
+/**
+ * struct kdapl_wr - the context of one posted work request
+ * @cqe: what the work request's wr_cqe points at; the EVD's poller calls
+ *	@cqe.done (kdapl_dto_done)
+ * @ep: the endpoint; alive while a context is out (free drains the QP)
+ * @cookie: the consumer's DTO cookie
+ * @len: bytes posted (reported for sends and RDMA, where the work
+ *	completion has no length)
+ * @op: the DAT_DTOS operation
+ * @next: index of the next free context, on the EP's free list
+ * @lmrs: the LMRs of the local triplets, held (kdapl_lmr_get()) until
+ *	the completion so that none is freed under the device's DMA
+ * @nlmr: entries in @lmrs
+ *
+ * Every EP has an array of these, sized at QP creation from the EP's
+ * max_request_dtos + max_recv_dtos; posting takes one from the free
+ * list and the completion puts it back, both under ep->lock. Nothing is
+ * allocated per message.
+ */
+struct kdapl_wr {
+	struct ib_cqe cqe;
+	struct kdapl_ep *ep;
+	DAT_DTO_COOKIE cookie;
+	u32 len;
+	u16 op;
+	u32 next;
+	struct kdapl_lmr *lmrs[KDAPL_MAX_IOV];
+	u32 nlmr;
+};
+
+/* Work the EP's work item has to do (ep->actions). */
+enum kdapl_ep_action {
+	KDAPL_EP_ACT_CONNECT,	/* create the cm_id, resolve the address */
+	KDAPL_EP_ACT_ACCEPT,	/* rdma_accept() the CR's cm_id */
+	KDAPL_EP_ACT_DISCONNECT, /* graceful: rdma_disconnect() */
+	KDAPL_EP_ACT_ABORT,	/* QP to error, cm_id destroyed */
+	KDAPL_EP_ACT_DRAIN,	/* drain the QP; then DISCONNECT_DONE */
+};
+
+/**
+ * struct kdapl_ep - an endpoint (ep.c)
+ * @base: handle, consumer context, owning IA (a child of the IA)
+ * @lock: protects @state, @actions, @wrs' free list, @qp_ready,
+ *	@peer_*, the counters and @disc_*; taken irqsave
+ * @state: DAT_EP_STATE, changed only through the state table
+ * @cm_mutex: see the locking order above; protects @cm_id, @qp (as a
+ *	pointer: set and cleared under both this and @lock)
+ * @qp: the QP, while the EP has a PZ and its device is present
+ * @cm_id: the connection's rdma_cm id, or NULL
+ * @pz: protection zone (a user reference), or NULL
+ * @recv_evd, @request_evd, @connect_evd: the EVDs (user references)
+ * @attr: the EP attributes
+ * @wrs: work request contexts, @nr_wrs of them; @free_wr heads the
+ *	free list (U32_MAX when empty)
+ * @work: runs @actions in process context; queued holding a reference
+ * @actions: KDAPL_EP_ACT_* bits pending for @work
+ * @timer: connect timeout and the bounded graceful disconnect wait
+ * @deadline: jiffies at which @timer is due; a timer callback that finds
+ *	jiffies before it belongs to an older arming and does nothing
+ * @local, @remote: the connection's addresses
+ * @remote_qual: the remote port (connection qualifier)
+ * @pdata, @pdata_len: private data to send (connect, accept)
+ * @peer_pdata, @peer_pdata_len: the peer's private data of the last
+ *	connection event; the event points at it
+ * @cr: the connection request this EP belongs to (passive side), or NULL
+ * @rsp: the RSP that reserved this EP, or NULL
+ * @provider_ep: created by a PSP with DAT_PSP_PROVIDER_FLAG
+ * @disc_peer_seen: graceful disconnect: the peer's disconnect (or an
+ *	error) arrived
+ * @node: on ia->eps, under ia->lock
+ * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
+ * @posted, @completed, @flushed: DTO counters, for debugfs
+ */
+struct kdapl_ep {
+	struct kdapl_obj base;
+	spinlock_t lock;	/* see above */
+	DAT_EP_STATE state;
+	struct mutex cm_mutex;	/* see above */
+	struct ib_qp *qp;
+	struct rdma_cm_id *cm_id;
+	struct kdapl_pz *pz;
+	struct kdapl_evd *recv_evd;
+	struct kdapl_evd *request_evd;
+	struct kdapl_evd *connect_evd;
+	DAT_EP_ATTR attr;
+	struct kdapl_wr *wrs;
+	u32 nr_wrs;
+	u32 free_wr;
+	struct work_struct work;
+	unsigned long actions;
+	struct timer_list timer;
+	unsigned long deadline;
+	struct sockaddr_storage local;
+	struct sockaddr_storage remote;
+	DAT_CONN_QUAL remote_qual;
+	u8 pdata[KDAPL_PDATA_MAX];
+	u16 pdata_len;
+	u8 peer_pdata[KDAPL_PDATA_MAX];
+	u16 peer_pdata_len;
+	struct kdapl_cr *cr;
+	struct kdapl_sp *rsp;
+	bool provider_ep;
+	bool disc_peer_seen;
+	struct list_head node;
+	struct list_head all;
+	u64 posted;
+	u64 completed;
+	u64 flushed;
+};
+
+/**
+ * struct kdapl_sp - a public or reserved service point (sp.c)
+ * @base: handle, consumer context, owning IA
+ * @psp: PSP (true) or RSP
+ * @flags: DAT_PSP_FLAGS of a PSP
+ * @cm_id: the listening rdma_cm id; NULL once freed
+ * @evd: where connection requests are posted (a user reference)
+ * @ep: the RSP's endpoint (a reference), until the request arrives
+ * @qual: the connection qualifier (port)
+ * @used: bit 0 set once an RSP took its one request (atomic bitop, in
+ *	the CM handler)
+ * @dead: freed or torn down: queued arrivals are rejected; under ia->lock
+ * @node: on ia->sps, under ia->lock
+ * @requests: requests delivered, for debugfs; under ia->lock
+ *
+ * @ep changes under ia->lock.
+ */
+struct kdapl_sp {
+	struct kdapl_obj base;
+	bool psp;
+	DAT_PSP_FLAGS flags;
+	struct rdma_cm_id *cm_id;
+	struct kdapl_evd *evd;
+	struct kdapl_ep *ep;
+	DAT_CONN_QUAL qual;
+	unsigned long used;
+	bool dead;
+	struct list_head node;
+	u64 requests;
+};
+
+/**
+ * struct kdapl_cr - a connection request (sp.c)
+ * @base: handle, consumer context, owning IA
+ * @cm_id: the request's rdma_cm id; owned by the CR until accept hands
+ *	it to the EP, or reject destroys it
+ * @sp: the service point it arrived on (a reference)
+ * @ep: the RSP's or the provider's EP, or NULL (a reference)
+ * @work: turns the arrival into a handle and an event, in process
+ *	context (the CM handler does not take ia->lock)
+ * @local, @remote: addresses of the request
+ * @pdata, @pdata_len: the requester's private data
+ * @truncated: the private data did not fit
+ * @ird, @ord: the requester's RDMA read resources
+ * @action: what @work does: KDAPL_CR_ARRIVE or KDAPL_CR_REJECT (sp.c)
+ * @node: on ia->crs while the handle exists, under ia->lock
+ */
+struct kdapl_cr {
+	struct kdapl_obj base;
+	struct rdma_cm_id *cm_id;
+	struct kdapl_sp *sp;
+	struct kdapl_ep *ep;
+	struct work_struct work;
+	struct sockaddr_storage local;
+	struct sockaddr_storage remote;
+	u8 pdata[KDAPL_PDATA_MAX];
+	u16 pdata_len;
+	bool truncated;
+	u8 ird;
+	u8 ord;
+	int action;
+	struct list_head node;
+};
+
+static inline struct kdapl_ep *kdapl_ep_get(DAT_EP_HANDLE h)
+{
+	struct kdapl_obj *o = kdapl_obj_get(h, KDAPL_HT_EP);
+
+	return o ? container_of(o, struct kdapl_ep, base) : NULL;
+}
+
+/* ep.c */
+extern struct workqueue_struct *kdapl_wq;
+DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
+			struct kdapl_evd *recv, struct kdapl_evd *req,
+			struct kdapl_evd *conn, const DAT_EP_ATTR *attr,
+			bool provider_ep, struct kdapl_ep **epp);
+void kdapl_ep_queue(struct kdapl_ep *ep, enum kdapl_ep_action act);
+bool kdapl_ep_move(struct kdapl_ep *ep, enum kdapl_ep_op op);
+void kdapl_ep_post_conn(struct kdapl_ep *ep, DAT_EVENT_NUMBER num);
+void kdapl_ep_arm_timer(struct kdapl_ep *ep, DAT_TIMEOUT usec);
+void kdapl_ep_teardown(struct kdapl_ep *ep);
+void kdapl_ep_release_device(struct kdapl_ep *ep);
+DAT_RETURN kdapl_ep_destroy(struct kdapl_ep *ep);
+int kdapl_ep_init(void);
+void kdapl_ep_exit(void);
+void kdapl_ep_debugfs_init(struct dentry *dir);
+
+/* cm.c */
+void kdapl_ep_work(struct work_struct *work);
+int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss);
+DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa);
+
+/* sp.c */
+int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,
+		      struct rdma_cm_event *ev);
+void kdapl_sp_teardown(struct kdapl_sp *sp);
+void kdapl_cr_teardown(struct kdapl_cr *cr);
+void kdapl_cr_done(struct kdapl_cr *cr);
+
+/* dto.c */
+void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc);
+void kdapl_cq_internal_wc(struct ib_wc *wc);
+int kdapl_ep_wrs_alloc(struct kdapl_ep *ep);
+void kdapl_ep_wrs_free(struct kdapl_ep *ep);
+
+#endif /* KDAPL_EP_H */

@@ -1,0 +1,856 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite kdapl_conn: endpoints and connections between two IAs,
+ * side A and side B, through the public DAT API only. Both IAs are open
+ * on siwA (192.0.2.1): siw opens its TCP sockets in the network namespace
+ * of the task that calls rdma_listen()/rdma_connect() (sock_create() in
+ * siw_cm.c), which for a kernel consumer is the root namespace, and
+ * rdma_cm cannot route between two devices of one namespace (the
+ * address resolution from siwA's address to another local address times
+ * out). So over siw the two sides share the device and TCP runs over lo;
+ * every object (IA, PZ, EVDs, EPs, QPs, cm_ids) is still separate. What
+ * is covered:
+ * connect/accept, reject, nobody listening, unreachable, time-out,
+ * graceful and abrupt disconnect from either side, PSP with provider EP,
+ * RSP one shot, CR handoff, PSP free with a live connection, reset and
+ * reconnect, calls from inside upcalls.
+ *
+ * Each case opens one IA per host; the exit hook closes both abruptly,
+ * which destroys whatever a failing case left behind.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+#include <dat2/kdat.h>
+
+#define ADDR_A	"192.0.2.1"
+#define ADDR_B	ADDR_A		/* both sides on siwA: see above */
+#define ADDR_NOBODY "192.0.2.77"	/* on the link, nobody answers ARP */
+
+/* Generous for TCG and the debug kernel. */
+#define WAIT_MS	10000
+
+#define EXPECT_RET(test, expr, want)					\
+	do {								\
+		DAT_RETURN __got = (expr);				\
+		DAT_RETURN __want = (want);				\
+									\
+		KUNIT_EXPECT_TRUE_MSG(test, __got == __want,		\
+				      "%s = %#x, want %#x", #expr,	\
+				      __got, __want);			\
+	} while (0)
+
+#define ASSERT_OK(test, expr)						\
+	do {								\
+		DAT_RETURN __got = (expr);				\
+									\
+		KUNIT_ASSERT_TRUE_MSG(test, __got == DAT_SUCCESS,	\
+				      "%s = %#x", #expr, __got);	\
+	} while (0)
+
+#define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)
+#define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
+
+struct host {
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE dto;	/* requests and receives */
+	DAT_EVD_HANDLE conn;	/* connection events */
+	DAT_EVD_HANDLE cr;	/* connection requests */
+};
+
+struct conn_ctx {
+	struct host a, b;
+	struct sockaddr_in addr_b;
+	struct sockaddr_in addr_nobody;
+};
+
+/* Every case uses its own ports: no TIME_WAIT or listen left-overs. */
+static u16 next_port = 7100;
+
+static struct conn_ctx *ctx(struct kunit *test)
+{
+	return test->priv;
+}
+
+static void host_open(struct kunit *test, struct host *h, char *name)
+{
+	h->async = DAT_HANDLE_NULL;
+	ASSERT_OK(test, dat_ia_open(name, 16, &h->async, &h->ia));
+	ASSERT_OK(test, dat_pz_create(h->ia, &h->pz));
+	ASSERT_OK(test, dat_evd_kcreate(h->ia, 64, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_DTO_FLAG, &h->dto));
+	ASSERT_OK(test, dat_evd_kcreate(h->ia, 16, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_CONNECTION_FLAG, &h->conn));
+	ASSERT_OK(test, dat_evd_kcreate(h->ia, 16, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_CR_FLAG, &h->cr));
+}
+
+static void sin_set(struct sockaddr_in *sin, const char *ip)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = in_aton(ip);
+}
+
+static int conn_init(struct kunit *test)
+{
+	struct conn_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	test->priv = c;
+	sin_set(&c->addr_b, ADDR_B);
+	sin_set(&c->addr_nobody, ADDR_NOBODY);
+	host_open(test, &c->a, "siwA");
+	host_open(test, &c->b, "siwA");
+	return 0;
+}
+
+static void conn_exit(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+
+	if (c->a.ia)
+		dat_ia_close(c->a.ia, DAT_CLOSE_ABRUPT_FLAG);
+	if (c->b.ia)
+		dat_ia_close(c->b.ia, DAT_CLOSE_ABRUPT_FLAG);
+}
+
+static DAT_EP_HANDLE ep_make(struct kunit *test, struct host *h)
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+
+	ASSERT_OK(test, dat_ep_create(h->ia, h->pz, h->dto, h->dto, h->conn,
+				      NULL, &ep));
+	return ep;
+}
+
+static DAT_EP_STATE ep_state(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	DAT_EP_STATE s = -1;
+
+	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &s, NULL, NULL),
+			DAT_SUCCESS);
+	return s;
+}
+
+/* Dequeue one event, polling for up to @ms. */
+static DAT_RETURN wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev, int ms)
+{
+	DAT_RETURN ret;
+
+	for (;;) {
+		ret = dat_evd_dequeue(evd, ev);
+		if (ret != DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE) || ms <= 0)
+			return ret;
+		usleep_range(5000, 6000);
+		ms -= 5;
+	}
+}
+
+/* The next event on @evd must be @num; returns it in @ev. */
+static void expect_ev(struct kunit *test, DAT_EVD_HANDLE evd,
+		      DAT_EVENT_NUMBER num, DAT_EVENT *ev)
+{
+	DAT_EVENT dummy;
+
+	if (!ev)
+		ev = &dummy;
+	memset(ev, 0, sizeof(*ev));
+	ASSERT_OK(test, wait_ev(evd, ev, WAIT_MS));
+	KUNIT_ASSERT_EQ_MSG(test, ev->event_number, num,
+			    "event %#x, want %#x", ev->event_number, num);
+}
+
+/* Nothing more arrives on @evd within @ms. */
+static void expect_quiet(struct kunit *test, DAT_EVD_HANDLE evd, int ms)
+{
+	DAT_EVENT ev;
+
+	EXPECT_RET(test, wait_ev(evd, &ev, ms),
+		   DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
+}
+
+/* A PSP on B, a connect from A, the CR on B; returns the CR. */
+static DAT_CR_HANDLE request(struct kunit *test, DAT_EP_HANDLE epa,
+			     DAT_PSP_FLAGS flags, DAT_PSP_HANDLE *psp,
+			     u16 *port)
+{
+	struct conn_ctx *c = ctx(test);
+	char hello[] = "hello from A";
+	DAT_CR_PARAM crp = {};
+	DAT_EVENT ev;
+
+	*port = next_port++;
+	ASSERT_OK(test, dat_psp_create(c->b.ia, *port, c->b.cr, flags, psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       *port, 5000000, sizeof(hello), hello,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa),
+			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	KUNIT_EXPECT_EQ(test, ev.event_data.cr_arrival_event_data.conn_qual,
+			(DAT_CONN_QUAL)(*port));
+	KUNIT_EXPECT_TRUE(test, ev.event_data.cr_arrival_event_data
+			  .sp_handle.psp_handle == *psp);
+	ASSERT_OK(test, dat_cr_query(ev.event_data.cr_arrival_event_data
+				     .cr_handle, DAT_CR_FIELD_ALL, &crp));
+	KUNIT_EXPECT_EQ(test, crp.private_data_size, (DAT_COUNT)sizeof(hello));
+	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, hello, sizeof(hello)),
+			0);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)crp.remote_ia_address_ptr)
+			->sin_addr.s_addr, in_aton(ADDR_A));
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/* Connect A's @epa to a new EP on B; returns B's EP. */
+static DAT_EP_HANDLE connect_pair(struct kunit *test, DAT_EP_HANDLE epa,
+				  DAT_PSP_HANDLE *psp)
+{
+	struct conn_ctx *c = ctx(test);
+	char world[] = "welcome from B";
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	u16 port;
+
+	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, psp, &port);
+	ASSERT_OK(test, dat_cr_accept(cr, epb, sizeof(world), world));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epa);
+	KUNIT_EXPECT_EQ(test, ev.event_data.connect_event_data.private_data_size,
+			(DAT_COUNT)sizeof(world));
+	if (ev.event_data.connect_event_data.private_data_size ==
+	    sizeof(world))
+		KUNIT_EXPECT_EQ(test, memcmp(ev.event_data.connect_event_data
+					     .private_data, world,
+					     sizeof(world)), 0);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epb);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_CONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_CONNECTED);
+	/* A handle of an accepted CR is gone. */
+	EXPECT_RET(test, dat_cr_reject(cr, 0, NULL),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
+	return epb;
+}
+
+static void conn_ep_create_query_free(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE ep = ep_make(test, &c->a);
+	DAT_EP_PARAM p = {};
+
+	ASSERT_OK(test, dat_ep_query(ep, DAT_EP_FIELD_ALL, &p));
+	KUNIT_EXPECT_EQ(test, p.ep_state, DAT_EP_STATE_UNCONNECTED);
+	KUNIT_EXPECT_TRUE(test, p.ia_handle == c->a.ia);
+	KUNIT_EXPECT_TRUE(test, p.pz_handle == c->a.pz);
+	KUNIT_EXPECT_TRUE(test, p.recv_evd_handle == c->a.dto);
+	KUNIT_EXPECT_TRUE(test, p.connect_evd_handle == c->a.conn);
+	KUNIT_EXPECT_EQ(test, p.ep_attr.service_type, DAT_SERVICE_TYPE_RC);
+	KUNIT_EXPECT_GT(test, p.ep_attr.max_recv_dtos, 0);
+	KUNIT_EXPECT_GT(test, p.ep_attr.max_request_dtos, 0);
+	/* EVDs and the PZ in use cannot go. */
+	EXPECT_RET(test, dat_evd_free(c->a.dto),
+		   E_STATE(DAT_INVALID_STATE_EVD_IN_USE));
+	KUNIT_EXPECT_NE(test, dat_pz_free(c->a.pz), DAT_SUCCESS);
+	ASSERT_OK(test, dat_ep_free(ep));
+	EXPECT_RET(test, dat_ep_query(ep, DAT_EP_FIELD_ALL, &p),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	EXPECT_RET(test, dat_ep_free(ep),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+}
+
+static void conn_ep_unconfigured(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_DTO_COOKIE ck = { .as_64 = 1 };
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_EP_PARAM p = {};
+
+	ASSERT_OK(test, dat_ep_create(c->a.ia, DAT_HANDLE_NULL, c->a.dto,
+				      c->a.dto, c->a.conn, NULL, &ep));
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep),
+			DAT_EP_STATE_UNCONFIGURED_UNCONNECTED);
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					7000, 1000000, 0, NULL,
+					DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG),
+		   E_STATE(DAT_INVALID_STATE_EP_UNCONFIGURED));
+	EXPECT_RET(test, dat_ep_post_recv(ep, 0, NULL, ck, 0),
+		   E_STATE(DAT_INVALID_STATE_EP_UNCONFIGURED));
+	p.pz_handle = c->a.pz;
+	ASSERT_OK(test, dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &p));
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep), DAT_EP_STATE_UNCONNECTED);
+	p.pz_handle = DAT_HANDLE_NULL;
+	ASSERT_OK(test, dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &p));
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep),
+			DAT_EP_STATE_UNCONFIGURED_UNCONNECTED);
+	ASSERT_OK(test, dat_ep_free(ep));
+}
+
+static void conn_connect_bad_args(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE ep = ep_make(test, &c->a);
+	struct sockaddr bad = { .sa_family = AF_UNIX };
+	static char big[300];
+
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					70000, 1000000, 0, NULL,
+					DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG), E_PARAM(3));
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					7000, 0, 0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG), E_PARAM(4));
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					7000, 1000000, 249, big,
+					DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG), E_PARAM(5));
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_ep_connect(ep, &bad, 7000,
+							  1000000, 0, NULL,
+							  DAT_QOS_BEST_EFFORT,
+							  DAT_CONNECT_DEFAULT_FLAG)),
+			DAT_INVALID_ADDRESS);
+	/* Nothing of that changed the EP. */
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep), DAT_EP_STATE_UNCONNECTED);
+	expect_quiet(test, c->a.conn, 50);
+	ASSERT_OK(test, dat_ep_free(ep));
+}
+
+static void conn_accept_graceful_disconnect(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
+	DAT_EP_PARAM p = {};
+	DAT_PSP_HANDLE psp;
+
+	epb = connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ep_query(epa, DAT_EP_FIELD_ALL, &p));
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)p.remote_ia_address_ptr)
+			->sin_addr.s_addr, in_aton(ADDR_B));
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)p.local_ia_address_ptr)
+			->sin_addr.s_addr, in_aton(ADDR_A));
+	/* A second connect on a connected EP is refused. */
+	EXPECT_RET(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+					7000, 1000000, 0, NULL,
+					DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG),
+		   E_STATE(DAT_INVALID_STATE_EP_CONNECTED));
+
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+	/* Exactly one each. */
+	expect_quiet(test, c->a.conn, 300);
+	expect_quiet(test, c->b.conn, 10);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
+static void conn_abrupt_disconnect_from_b(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
+	DAT_PSP_HANDLE psp;
+
+	epb = connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ep_disconnect(epb, DAT_CLOSE_ABRUPT_FLAG));
+	/* Abrupt is synchronous: DISCONNECTED on return, event posted. */
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->a.conn, 300);
+	expect_quiet(test, c->b.conn, 10);
+	/* A no-op on a disconnected EP. */
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_quiet(test, c->a.conn, 50);
+}
+
+static void conn_disconnect_both_at_once(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
+	DAT_PSP_HANDLE psp;
+
+	epb = connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_OK(test, dat_ep_disconnect(epb, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_quiet(test, c->a.conn, 300);
+	expect_quiet(test, c->b.conn, 10);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+}
+
+static void conn_reject(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	char no[] = "go away";
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	u16 port;
+
+	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, &psp, &port);
+	ASSERT_OK(test, dat_cr_reject(cr, sizeof(no), no));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	EXPECT_RET(test, dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
+	/* Reset and connect again, this time accepted. */
+	ASSERT_OK(test, dat_ep_reset(epa));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_UNCONNECTED);
+	connect_pair(test, epa, &psp);
+}
+
+static void conn_nobody_listening(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       next_port++, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		  NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->a.conn, 200);
+}
+
+static void conn_unreachable(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_nobody,
+				       7000, DAT_TIMEOUT_INFINITE, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_UNREACHABLE, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+}
+
+static void conn_timeout(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	u16 port;
+
+	/* B never answers the request: A's 300 ms run out. */
+	port = next_port++;
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, 300000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->a.conn, 200);
+	cr = DAT_HANDLE_NULL;
+	{
+		DAT_EVENT ev;
+
+		expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+		cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	}
+	/*
+	 * Accepting the abandoned request: A's side of the TCP connection is
+	 * gone, so B's connection ends at once - with or without a short
+	 * ESTABLISHED first, depending on how far the transport got - and
+	 * the EP is DISCONNECTED.
+	 */
+	{
+		DAT_EP_HANDLE epb = ep_make(test, &c->b);
+		DAT_EVENT ev;
+
+		ASSERT_OK(test, dat_cr_accept(cr, epb, 0, NULL));
+		ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));
+		if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+			ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));
+		KUNIT_EXPECT_TRUE_MSG(test, ev.event_number ==
+				      DAT_CONNECTION_EVENT_DISCONNECTED ||
+				      ev.event_number ==
+				      DAT_CONNECTION_EVENT_BROKEN ||
+				      ev.event_number ==
+				      DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+				      "event %#x", ev.event_number);
+		KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+				DAT_EP_STATE_DISCONNECTED);
+		expect_quiet(test, c->b.conn, 200);
+	}
+}
+
+static void conn_rsp_one_shot(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epa2 = ep_make(test, &c->a);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_RSP_PARAM rp = {};
+	DAT_CR_PARAM crp = {};
+	DAT_RSP_HANDLE rsp;
+	DAT_EVENT ev;
+	DAT_CR_HANDLE cr;
+	u16 port = next_port++;
+
+	ASSERT_OK(test, dat_rsp_create(c->b.ia, port, epb, c->b.cr, &rsp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_RESERVED);
+	EXPECT_RET(test, dat_ep_free(epb),
+		   E_STATE(DAT_INVALID_STATE_EP_RESERVED));
+	ASSERT_OK(test, dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &rp));
+	KUNIT_EXPECT_TRUE(test, rp.ep_handle == epb);
+	KUNIT_EXPECT_EQ(test, rp.conn_qual, (DAT_CONN_QUAL)port);
+
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	ASSERT_OK(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp));
+	KUNIT_EXPECT_TRUE(test, crp.local_ep_handle == epb);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+			DAT_EP_STATE_PASSIVE_CONNECTION_PENDING);
+
+	/* The second request on the same RSP is refused. */
+	ASSERT_OK(test, dat_ep_connect(epa2, (struct sockaddr *)&c->addr_b,
+				       port, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, ev.event_number ==
+			  DAT_CONNECTION_EVENT_PEER_REJECTED ||
+			  ev.event_number ==
+			  DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epa2);
+	expect_quiet(test, c->b.cr, 100);
+
+	ASSERT_OK(test, dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epa);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	ASSERT_OK(test, dat_rsp_query(rsp, DAT_RSP_FIELD_EP_HANDLE, &rp));
+	KUNIT_EXPECT_TRUE(test, rp.ep_handle == DAT_HANDLE_NULL);
+	ASSERT_OK(test, dat_rsp_free(rsp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_CONNECTED);
+}
+
+static void conn_rsp_free_unreserves(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_RSP_HANDLE rsp;
+
+	ASSERT_OK(test, dat_rsp_create(c->b.ia, next_port++, epb, c->b.cr,
+				       &rsp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_RESERVED);
+	ASSERT_OK(test, dat_rsp_free(rsp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
+	EXPECT_RET(test, dat_rsp_free(rsp),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP));
+	ASSERT_OK(test, dat_ep_free(epb));
+}
+
+static void conn_psp_provider_ep(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
+	DAT_CR_PARAM crp = {};
+	DAT_EP_PARAM p = {};
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	u16 port;
+
+	cr = request(test, epa, DAT_PSP_PROVIDER_FLAG, &psp, &port);
+	ASSERT_OK(test, dat_cr_query(cr, DAT_CR_FIELD_LOCAL_EP_HANDLE, &crp));
+	epb = crp.local_ep_handle;
+	KUNIT_ASSERT_TRUE(test, epb != DAT_HANDLE_NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+			DAT_EP_STATE_UNCONFIGURED_TENTATIVE);
+	/* No PZ yet: accept is refused, the CR stays. */
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_cr_accept(cr, epb, 0, NULL)),
+			DAT_INVALID_STATE);
+	p.pz_handle = c->b.pz;
+	p.recv_evd_handle = c->b.dto;
+	p.request_evd_handle = c->b.dto;
+	p.connect_evd_handle = c->b.conn;
+	ASSERT_OK(test, dat_ep_modify(epb, DAT_EP_FIELD_PZ_HANDLE |
+				      DAT_EP_FIELD_RECV_EVD_HANDLE |
+				      DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+				      DAT_EP_FIELD_CONNECT_EVD_HANDLE, &p));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+			DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
+	EXPECT_RET(test, dat_ep_free(epb),
+		   E_STATE(DAT_INVALID_STATE_EP_TENTCONNPENDING));
+	ASSERT_OK(test, dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_CONNECTED);
+	ASSERT_OK(test, dat_ep_disconnect(epb, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epb));
+}
+
+static void conn_cr_handoff(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_EVD_HANDLE cr2_evd;
+	DAT_PSP_HANDLE psp, psp2;
+	DAT_CR_PARAM crp = {};
+	DAT_CR_HANDLE cr, cr2;
+	DAT_EVENT ev;
+	u16 port, port2 = next_port++;
+
+	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 4, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_CR_FLAG, &cr2_evd));
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port2, cr2_evd,
+				       DAT_PSP_CONSUMER_FLAG, &psp2));
+	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, &psp, &port);
+	EXPECT_RET(test, dat_cr_handoff(cr, port2 + 1000), E_PARAM(2));
+	ASSERT_OK(test, dat_cr_handoff(cr, port2));
+	EXPECT_RET(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
+	expect_ev(test, cr2_evd, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.cr_arrival_event_data
+			  .sp_handle.psp_handle == psp2);
+	cr2 = ev.event_data.cr_arrival_event_data.cr_handle;
+	ASSERT_OK(test, dat_cr_query(cr2, DAT_CR_FIELD_ALL, &crp));
+	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, "hello from A", 12), 0);
+	ASSERT_OK(test, dat_cr_accept(cr2, epb, 0, NULL));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_quiet(test, c->b.cr, 50);
+}
+
+static void conn_psp_free_keeps_connection(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epa2 = ep_make(test, &c->a);
+	DAT_EP_HANDLE epb;
+	DAT_PSP_PARAM pp = {};
+	DAT_PSP_HANDLE psp;
+
+	epb = connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_psp_query(psp, DAT_PSP_FIELD_ALL, &pp));
+	KUNIT_EXPECT_TRUE(test, pp.evd_handle == c->b.cr);
+	ASSERT_OK(test, dat_psp_free(psp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_CONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_CONNECTED);
+	/* New requests find nobody listening. */
+	ASSERT_OK(test, dat_ep_connect(epa2, (struct sockaddr *)&c->addr_b,
+				       pp.conn_qual, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+		  NULL);
+	expect_quiet(test, c->b.cr, 50);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+}
+
+static void conn_psp_any_and_in_use(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_PSP_HANDLE psp, psp2;
+	DAT_CONN_QUAL q = 0;
+
+	ASSERT_OK(test, dat_psp_create_any(c->b.ia, &q, c->b.cr,
+					   DAT_PSP_CONSUMER_FLAG, &psp));
+	KUNIT_EXPECT_GT(test, q, (DAT_CONN_QUAL)0);
+	KUNIT_EXPECT_LE(test, q, (DAT_CONN_QUAL)65535);
+	EXPECT_RET(test, dat_psp_create(c->b.ia, q, c->b.cr,
+					DAT_PSP_CONSUMER_FLAG, &psp2),
+		   DAT_ERROR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE));
+	EXPECT_RET(test, dat_psp_create(c->b.ia, 70000, c->b.cr,
+					DAT_PSP_CONSUMER_FLAG, &psp2),
+		   E_PARAM(2));
+	ASSERT_OK(test, dat_psp_free(psp));
+	EXPECT_RET(test, dat_psp_free(psp),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP));
+}
+
+static void conn_dup_connect(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epa2 = ep_make(test, &c->a);
+	DAT_EVENT ev;
+	DAT_PSP_HANDLE psp;
+
+	connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ep_dup_connect(epa2, epa, 5000000, 0, NULL,
+					   DAT_QOS_BEST_EFFORT));
+	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	ASSERT_OK(test, dat_cr_reject(ev.event_data.cr_arrival_event_data
+				      .cr_handle, 0, NULL));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epa2);
+	/* The source must be connected. */
+	EXPECT_RET(test, dat_ep_dup_connect(epa, epa2, 5000000, 0, NULL,
+					    DAT_QOS_BEST_EFFORT),
+		   E_STATE(DAT_INVALID_STATE_EP_DISCONNECTED));
+}
+
+static void conn_ia_abrupt_close_peer_sees_it(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	DAT_PSP_HANDLE psp;
+
+	connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ia_close(c->b.ia, DAT_CLOSE_ABRUPT_FLAG));
+	c->b.ia = DAT_HANDLE_NULL;
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+}
+
+/* --- upcall safety --------------------------------------------------- */
+
+struct upcall_probe {
+	DAT_EP_HANDLE ep;		/* B's EP to accept onto */
+	DAT_RETURN accept_ret;
+	DAT_RETURN disc_ret;
+	DAT_RETURN deq_ret;
+	bool in_softirq;
+	int calls;
+};
+
+/* B's CR EVD upcall: accept the request right here. */
+static void cr_upcall(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	struct upcall_probe *p = data;
+	DAT_EVENT dummy;
+
+	p->calls++;
+	p->in_softirq = in_softirq() && !in_task();
+	p->deq_ret = dat_evd_dequeue(ev->evd_handle, &dummy);
+	p->accept_ret = dat_cr_accept(ev->event_data.cr_arrival_event_data
+				      .cr_handle, p->ep, 0, NULL);
+}
+
+/* A's connect EVD upcall: disconnect as soon as established. */
+static void conn_upcall(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	struct upcall_probe *p = data;
+
+	p->calls++;
+	p->in_softirq = in_softirq() && !in_task();
+	if (ev->event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+		p->disc_ret = dat_ep_disconnect(ev->event_data
+						.connect_event_data.ep_handle,
+						DAT_CLOSE_GRACEFUL_FLAG);
+}
+
+static void conn_calls_from_upcalls(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct upcall_probe pb = {}, pa = {};
+	DAT_UPCALL_OBJECT ub = { &pb, cr_upcall }, ua = { &pa, conn_upcall };
+	DAT_EVD_HANDLE crevd, connevd;
+	DAT_EP_HANDLE epa = DAT_HANDLE_NULL;
+	DAT_PSP_HANDLE psp;
+	u16 port = next_port++;
+	int i;
+
+	pa.disc_ret = -1;
+	pb.accept_ret = -1;
+	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 4, DAT_UPCALL_SINGLE_INSTANCE,
+					&ub, DAT_EVD_CR_FLAG, &crevd));
+	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 8, DAT_UPCALL_SINGLE_INSTANCE,
+					&ua, DAT_EVD_CONNECTION_FLAG,
+					&connevd));
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, c->a.dto, c->a.dto,
+				      connevd, NULL, &epa));
+	pb.ep = ep_make(test, &c->b);
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, crevd,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	/* B: established, then the disconnect A made from its upcall. */
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	for (i = 0; i < WAIT_MS / 5 && pa.calls < 2; i++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, pb.calls, 1);
+	KUNIT_EXPECT_TRUE(test, pb.in_softirq);
+	KUNIT_EXPECT_EQ(test, pb.accept_ret, DAT_SUCCESS);
+	/* SINGLE_INSTANCE took the event off the queue: nothing to dequeue. */
+	KUNIT_EXPECT_EQ(test, pb.deq_ret,
+			DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, pa.calls, 2);	/* ESTABLISHED, DISCONNECTED */
+	KUNIT_EXPECT_TRUE(test, pa.in_softirq);
+	KUNIT_EXPECT_EQ(test, pa.disc_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_psp_free(psp));
+	ASSERT_OK(test, dat_evd_modify_upcall(connevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(connevd));
+	ASSERT_OK(test, dat_evd_modify_upcall(crevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(crevd));
+}
+
+static struct kunit_case conn_cases[] = {
+	KUNIT_CASE(conn_ep_create_query_free),
+	KUNIT_CASE(conn_ep_unconfigured),
+	KUNIT_CASE(conn_connect_bad_args),
+	KUNIT_CASE(conn_accept_graceful_disconnect),
+	KUNIT_CASE(conn_abrupt_disconnect_from_b),
+	KUNIT_CASE(conn_disconnect_both_at_once),
+	KUNIT_CASE(conn_reject),
+	KUNIT_CASE(conn_nobody_listening),
+	KUNIT_CASE(conn_unreachable),
+	KUNIT_CASE(conn_timeout),
+	KUNIT_CASE(conn_rsp_one_shot),
+	KUNIT_CASE(conn_rsp_free_unreserves),
+	KUNIT_CASE(conn_psp_provider_ep),
+	KUNIT_CASE(conn_cr_handoff),
+	KUNIT_CASE(conn_psp_free_keeps_connection),
+	KUNIT_CASE(conn_psp_any_and_in_use),
+	KUNIT_CASE(conn_dup_connect),
+	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
+	KUNIT_CASE(conn_calls_from_upcalls),
+	{}
+};
+
+static struct kunit_suite kdapl_conn_suite = {
+	.name = "kdapl_conn",
+	.init = conn_init,
+	.exit = conn_exit,
+	.test_cases = conn_cases,
+};
+
+kunit_test_suite(kdapl_conn_suite);
+
+MODULE_DESCRIPTION("KUnit: kdapl endpoints and connections over siw");
+MODULE_LICENSE("GPL");
