@@ -221,6 +221,23 @@ static void wr_unget(struct kdapl_ep *ep, struct kdapl_wr *wr)
 	ep->free_wr = wr - ep->wrs;
 }
 
+/* A DTO event with DAT_DTO_ERR_FLUSHED for a post that never reached
+ * the QP.
+ */
+static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
+			 DAT_DTO_COOKIE cookie, u16 op)
+{
+	DAT_EVENT ev = { .event_number = DAT_DTO_COMPLETION_EVENT };
+	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+
+	d->ep_handle = kdapl_obj_handle(&ep->base);
+	d->user_cookie = cookie;
+	d->status = DAT_DTO_ERR_FLUSHED;
+	d->operation = op;
+	if (evd)
+		kdapl_evd_post(evd, &ev);
+}
+
 static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 			      DAT_COUNT nseg, DAT_LMR_TRIPLET *iov,
 			      DAT_DTO_COOKIE cookie,
@@ -279,6 +296,19 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	ret = kdapl_ep_state_check(ep->state, op);
+	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED) {
+		/*
+		 * Flushed at once: the QP may still be on its way to ERROR
+		 * (an abrupt disconnect leaves that to the EP's work), and
+		 * nothing posted now may reach the wire.
+		 */
+		ep->posted++;
+		ep->flushed++;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		post_flushed(ep, op == KDAPL_EP_OP_POST_RECV ? ep->recv_evd :
+			     ep->request_evd, cookie, dop);
+		goto out;
+	}
 	if (ret == DAT_SUCCESS && !ep->qp)
 		ret = DAT_ERROR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_NOTREADY);

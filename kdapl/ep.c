@@ -894,6 +894,8 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	if (!ep)
 		return bad_ep();
 	ia = ep->base.ia;
+	/* Work the old connection queued must not act on the new one. */
+	flush_work(&ep->work);
 	mutex_lock(&ia->lock);
 	mutex_lock(&ep->cm_mutex);
 	spin_lock_irq(&ep->lock);

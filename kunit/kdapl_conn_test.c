@@ -53,6 +53,9 @@
 				      "%s = %#x", #expr, __got);	\
 	} while (0)
 
+/* kdapl's cap on segments per DTO (KDAPL_MAX_IOV in kdapl/ep.h). */
+#define KDAPL_TEST_MAX_IOV	8
+
 #define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)
 #define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
 
@@ -211,17 +214,18 @@ static DAT_CR_HANDLE request(struct kunit *test, DAT_EP_HANDLE epa,
 	return ev.event_data.cr_arrival_event_data.cr_handle;
 }
 
-/* Connect A's @epa to a new EP on B; returns B's EP. */
-static DAT_EP_HANDLE connect_pair(struct kunit *test, DAT_EP_HANDLE epa,
-				  DAT_PSP_HANDLE *psp)
+/* Connect A's @epa to @epb on B (a new EP if NULL); returns B's EP. */
+static DAT_EP_HANDLE connect_to(struct kunit *test, DAT_EP_HANDLE epa,
+				DAT_EP_HANDLE epb, DAT_PSP_HANDLE *psp)
 {
 	struct conn_ctx *c = ctx(test);
 	char world[] = "welcome from B";
-	DAT_EP_HANDLE epb = ep_make(test, &c->b);
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 	u16 port;
 
+	if (!epb)
+		epb = ep_make(test, &c->b);
 	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, psp, &port);
 	ASSERT_OK(test, dat_cr_accept(cr, epb, sizeof(world), world));
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
@@ -243,6 +247,12 @@ static DAT_EP_HANDLE connect_pair(struct kunit *test, DAT_EP_HANDLE epa,
 	EXPECT_RET(test, dat_cr_reject(cr, 0, NULL),
 		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
 	return epb;
+}
+
+static DAT_EP_HANDLE connect_pair(struct kunit *test, DAT_EP_HANDLE epa,
+				  DAT_PSP_HANDLE *psp)
+{
+	return connect_to(test, epa, DAT_HANDLE_NULL, psp);
 }
 
 static void conn_ep_create_query_free(struct kunit *test)
@@ -820,6 +830,376 @@ static void conn_calls_from_upcalls(struct kunit *test)
 	ASSERT_OK(test, dat_evd_free(crevd));
 }
 
+/* --- data transfer ----------------------------------------------------- */
+
+struct mem {
+	u8 *buf;
+	size_t len;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VADDR addr;
+};
+
+/* @len bytes of kmalloc'd memory registered on @h's PZ; @extra guard. */
+static void mem_make(struct kunit *test, struct host *h, size_t len,
+		     size_t extra, DAT_MEM_PRIV_FLAGS priv, struct mem *m)
+{
+	DAT_REGION_DESCRIPTION r;
+	DAT_VLEN reglen = 0;
+
+	m->len = len;
+	m->buf = kunit_kzalloc(test, len + extra, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	r.for_va = m->buf;
+	ASSERT_OK(test, dat_lmr_kcreate(h->ia, DAT_MEM_TYPE_VIRTUAL, r, len,
+					h->pz, priv, DAT_VA_TYPE_VA,
+					DAT_MEM_OPTIMIZE_DONT_CARE, &m->lmr,
+					&m->lctx, &m->rctx, &reglen, &m->addr));
+	KUNIT_ASSERT_GE(test, reglen, (DAT_VLEN)len);
+}
+
+static DAT_LMR_TRIPLET trip(struct mem *m, size_t off, size_t len)
+{
+	DAT_LMR_TRIPLET t = {
+		.lmr_context = m->lctx,
+		.virtual_address = m->addr + off,
+		.segment_length = len,
+	};
+	return t;
+}
+
+static DAT_DTO_COOKIE cookie(u64 v)
+{
+	DAT_DTO_COOKIE ck = { .as_64 = v };
+	return ck;
+}
+
+/* The next event on @evd is a DTO completion with these values. */
+static void expect_dto(struct kunit *test, DAT_EVD_HANDLE evd, u64 ck,
+		       DAT_DTO_COMPLETION_STATUS st, u32 len, DAT_DTOS op)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, ck);
+	KUNIT_EXPECT_EQ(test, d->status, st);
+	if (st == DAT_DTO_SUCCESS) {
+		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
+		KUNIT_EXPECT_EQ(test, d->operation, op);
+	}
+}
+
+static void fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 7);
+}
+
+static void dto_send_recv(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_LMR_TRIPLET t;
+	struct mem sa, rb;
+	DAT_PSP_HANDLE psp;
+	DAT_BOOLEAN idle;
+
+	mem_make(test, &c->a, 4096, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &sa);
+	mem_make(test, &c->b, 4096, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	fill(sa.buf, sa.len, 1);
+	/* Receives may be posted before the connection exists. */
+	t = trip(&rb, 0, 4096);
+	ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb1), 0));
+	ASSERT_OK(test, dat_ep_get_status(epb, NULL, &idle, NULL));
+	KUNIT_EXPECT_EQ(test, idle, DAT_FALSE);
+	connect_to(test, epa, epb, &psp);
+
+	t = trip(&sa, 100, 1000);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xa1), 0));
+	expect_dto(test, c->a.dto, 0xa1, DAT_DTO_SUCCESS, 1000, DAT_DTO_SEND);
+	expect_dto(test, c->b.dto, 0xb1, DAT_DTO_SUCCESS, 1000,
+		   DAT_DTO_RECEIVE);
+	KUNIT_EXPECT_EQ(test, memcmp(rb.buf, sa.buf + 100, 1000), 0);
+	KUNIT_EXPECT_EQ(test, rb.buf[1000], 0);
+	ASSERT_OK(test, dat_ep_get_status(epb, NULL, &idle, NULL));
+	KUNIT_EXPECT_EQ(test, idle, DAT_TRUE);
+
+	/* A two-segment send lands contiguously. */
+	{
+		DAT_LMR_TRIPLET iov[2] = { trip(&sa, 0, 10), trip(&sa, 2000, 20) };
+
+		t = trip(&rb, 0, 4096);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb2), 0));
+		ASSERT_OK(test, dat_ep_post_send(epa, 2, iov, cookie(0xa2), 0));
+		expect_dto(test, c->a.dto, 0xa2, DAT_DTO_SUCCESS, 30,
+			   DAT_DTO_SEND);
+		expect_dto(test, c->b.dto, 0xb2, DAT_DTO_SUCCESS, 30,
+			   DAT_DTO_RECEIVE);
+		KUNIT_EXPECT_EQ(test, memcmp(rb.buf, sa.buf, 10), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(rb.buf + 10, sa.buf + 2000, 20), 0);
+	}
+	/* An LMR in use by a posted receive cannot be freed. */
+	t = trip(&rb, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb3), 0));
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_lmr_free(rb.lmr)),
+			DAT_INVALID_STATE);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_dto(test, c->b.dto, 0xb3, DAT_DTO_ERR_FLUSHED, 0, 0);
+	ASSERT_OK(test, dat_lmr_free(rb.lmr));
+}
+
+/* B tells A where its memory is, in a send, as a ULP would. */
+struct target_msg {
+	u64 addr;
+	u32 rkey;
+	u32 len;
+};
+
+static void dto_rdma_write_read(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct mem tb, mb, src, dst, ma;
+	struct target_msg *msg;
+	DAT_RMR_TRIPLET r;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+
+	mem_make(test, &c->b, 8192, 64, DAT_MEM_PRIV_ALL_FLAG, &tb);
+	mem_make(test, &c->b, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &mb);
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ma);
+	mem_make(test, &c->a, 8192, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &src);
+	mem_make(test, &c->a, 8192, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &dst);
+	fill(src.buf, 8192, 3);
+	fill(tb.buf, 8192, 9);
+	memset(tb.buf + 8192, 0x5a, 64);	/* guard after the LMR */
+
+	t = trip(&ma, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa0), 0));
+	connect_to(test, epa, epb, &psp);
+
+	msg = (struct target_msg *)mb.buf;
+	msg->addr = tb.addr;
+	msg->rkey = tb.rctx;
+	msg->len = 8192;
+	t = trip(&mb, 0, sizeof(*msg));
+	ASSERT_OK(test, dat_ep_post_send(epb, 1, &t, cookie(0xb0), 0));
+	expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, sizeof(*msg),
+		   DAT_DTO_SEND);
+	expect_dto(test, c->a.dto, 0xa0, DAT_DTO_SUCCESS, sizeof(*msg),
+		   DAT_DTO_RECEIVE);
+	msg = (struct target_msg *)ma.buf;
+
+	/* RDMA Read of B's pattern. */
+	r.rmr_context = msg->rkey;
+	r.virtual_address = msg->addr;
+	r.segment_length = msg->len;
+	t = trip(&dst, 0, 8192);
+	ASSERT_OK(test, dat_ep_post_rdma_read(epa, 1, &t, cookie(0xa1), &r, 0));
+	expect_dto(test, c->a.dto, 0xa1, DAT_DTO_SUCCESS, 8192,
+		   DAT_DTO_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.buf, tb.buf, 8192), 0);
+
+	/* RDMA Write of A's pattern at an offset, read back to order it. */
+	r.virtual_address = msg->addr + 1000;
+	r.segment_length = msg->len - 1000;
+	t = trip(&src, 0, 5000);
+	ASSERT_OK(test, dat_ep_post_rdma_write(epa, 1, &t, cookie(0xa2), &r,
+					       0));
+	r.virtual_address = msg->addr;
+	r.segment_length = msg->len;
+	t = trip(&dst, 0, 8192);
+	ASSERT_OK(test, dat_ep_post_rdma_read(epa, 1, &t, cookie(0xa3), &r, 0));
+	expect_dto(test, c->a.dto, 0xa2, DAT_DTO_SUCCESS, 5000,
+		   DAT_DTO_RDMA_WRITE);
+	expect_dto(test, c->a.dto, 0xa3, DAT_DTO_SUCCESS, 8192,
+		   DAT_DTO_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(tb.buf + 1000, src.buf, 5000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.buf + 1000, src.buf, 5000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.buf, tb.buf, 1000), 0);
+	KUNIT_EXPECT_EQ(test, tb.buf[6000], (u8)(9 + 6000 * 7));
+	KUNIT_EXPECT_EQ(test, tb.buf[8192], 0x5a);
+
+	/* Longer local data than the remote segment: refused at once. */
+	r.segment_length = 100;
+	t = trip(&src, 0, 200);
+	EXPECT_RET(test, dat_ep_post_rdma_write(epa, 1, &t, cookie(0xa4), &r,
+						0),
+		   DAT_ERROR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE));
+
+	/* Past the end of B's region: the device refuses, nothing lands. */
+	r.virtual_address = msg->addr + 8192 - 16;
+	r.segment_length = 64;
+	t = trip(&src, 0, 64);
+	ASSERT_OK(test, dat_ep_post_rdma_write(epa, 1, &t, cookie(0xa5), &r,
+					       0));
+	{
+		DAT_EVENT ev;
+
+		expect_ev(test, c->a.dto, DAT_DTO_COMPLETION_EVENT, &ev);
+		KUNIT_EXPECT_EQ(test, ev.event_data.dto_completion_event_data
+				.user_cookie.as_64, 0xa5ULL);
+		/* The write may complete locally before B refuses it. */
+		msleep(200);
+		KUNIT_EXPECT_EQ(test, tb.buf[8192], 0x5a);
+		KUNIT_EXPECT_EQ(test, tb.buf[8192 + 47], 0x5a);
+	}
+	ASSERT_OK(test, wait_ev(c->a.conn, &(DAT_EVENT){}, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+}
+
+static void dto_bad_triplets(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	DAT_LMR_TRIPLET t, many[KDAPL_TEST_MAX_IOV + 1];
+	struct mem m;
+	int i;
+
+	mem_make(test, &c->a, 256, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m);
+	t = trip(&m, 0, 256);
+	t.lmr_context ^= 0x5a5a;
+	KUNIT_EXPECT_NE(test, dat_ep_post_recv(epa, 1, &t, cookie(1), 0),
+			DAT_SUCCESS);
+	t = trip(&m, 200, 100);		/* runs past the LMR */
+	EXPECT_RET(test, dat_ep_post_recv(epa, 1, &t, cookie(1), 0),
+		   E_PARAM(3));
+	t = trip(&m, 0, 256);
+	t.virtual_address = ~0ULL - 10;	/* wraps */
+	EXPECT_RET(test, dat_ep_post_recv(epa, 1, &t, cookie(1), 0),
+		   E_PARAM(3));
+	for (i = 0; i <= KDAPL_TEST_MAX_IOV; i++)
+		many[i] = trip(&m, 0, 8);
+	EXPECT_RET(test, dat_ep_post_recv(epa, KDAPL_TEST_MAX_IOV + 1, many,
+					  cookie(1), 0), E_PARAM(2));
+	EXPECT_RET(test, dat_ep_post_recv(epa, -1, many, cookie(1), 0),
+		   E_PARAM(2));
+	/* Sends need a connection. */
+	t = trip(&m, 0, 8);
+	EXPECT_RET(test, dat_ep_post_send(epa, 1, &t, cookie(1), 0),
+		   E_STATE(DAT_INVALID_STATE_EP_UNCONNECTED));
+	/* None of it was posted. */
+	expect_quiet(test, c->a.dto, 100);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_lmr_free(m.lmr));
+}
+
+static void dto_post_after_disconnect_flushed(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	struct mem m;
+
+	mem_make(test, &c->a, 256, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m);
+	connect_pair(test, epa, &psp);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	/* Posted right after the abrupt disconnect: never on the wire. */
+	t = trip(&m, 0, 16);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0x51), 0));
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0x52), 0));
+	expect_dto(test, c->a.dto, 0x51, DAT_DTO_ERR_FLUSHED, 0, 0);
+	expect_dto(test, c->a.dto, 0x52, DAT_DTO_ERR_FLUSHED, 0, 0);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_quiet(test, c->a.conn, 300);
+	expect_quiet(test, c->b.dto, 10);	/* the send never arrived */
+	/* Reset gives a fresh QP; the EP connects again. */
+	ASSERT_OK(test, dat_ep_reset(epa));
+	connect_pair(test, epa, &psp);
+}
+
+/* B echoes every message from inside its DTO upcall. */
+struct echo {
+	DAT_EP_HANDLE ep;
+	struct mem *buf;
+	int echoed;
+	DAT_RETURN err;
+	bool softirq;
+};
+
+static void echo_upcall(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	struct echo *e = data;
+	DAT_LMR_TRIPLET t;
+	DAT_RETURN ret;
+
+	if (ev->event_number != DAT_DTO_COMPLETION_EVENT ||
+	    d->operation != DAT_DTO_RECEIVE || d->status != DAT_DTO_SUCCESS)
+		return;
+	e->softirq = in_softirq() && !in_task();
+	t = trip(e->buf, 0, d->transfered_length);
+	ret = dat_ep_post_send(e->ep, 1, &t, cookie(0xe0 + e->echoed), 0);
+	t = trip(e->buf, 0, e->buf->len);
+	if (ret == DAT_SUCCESS)
+		ret = dat_ep_post_recv(e->ep, 1, &t, cookie(0xe1), 0);
+	if (ret != DAT_SUCCESS)
+		e->err = ret;
+	else
+		e->echoed++;
+}
+
+static void dto_posts_from_upcall(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct echo e = {};
+	DAT_UPCALL_OBJECT up = { &e, echo_upcall };
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE devd;
+	struct mem ma, ra, mb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	int i;
+
+	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 64, DAT_UPCALL_SINGLE_INSTANCE,
+					&up, DAT_EVD_DTO_FLAG, &devd));
+	ASSERT_OK(test, dat_ep_create(c->b.ia, c->b.pz, devd, devd, c->b.conn,
+				      NULL, &epb));
+	mem_make(test, &c->a, 512, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ma);
+	mem_make(test, &c->a, 512, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
+	mem_make(test, &c->b, 512, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &mb);
+	e.ep = epb;
+	e.buf = &mb;
+	t = trip(&mb, 0, 512);
+	ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xe1), 0));
+	connect_to(test, epa, epb, &psp);
+
+	for (i = 0; i < 20; i++) {
+		fill(ma.buf, 512, i);
+		t = trip(&ra, 0, 512);
+		ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0x100 + i),
+						 0));
+		t = trip(&ma, 0, 100 + i);
+		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0x200 + i),
+						 0));
+		expect_dto(test, c->a.dto, 0x200 + i, DAT_DTO_SUCCESS, 100 + i,
+			   DAT_DTO_SEND);
+		expect_dto(test, c->a.dto, 0x100 + i, DAT_DTO_SUCCESS, 100 + i,
+			   DAT_DTO_RECEIVE);
+		KUNIT_EXPECT_EQ(test, memcmp(ra.buf, ma.buf, 100 + i), 0);
+	}
+	KUNIT_EXPECT_EQ(test, e.echoed, 20);
+	KUNIT_EXPECT_EQ(test, e.err, DAT_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, e.softirq);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_evd_modify_upcall(devd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(devd));
+}
+
 static struct kunit_case conn_cases[] = {
 	KUNIT_CASE(conn_ep_create_query_free),
 	KUNIT_CASE(conn_ep_unconfigured),
@@ -840,6 +1220,11 @@ static struct kunit_case conn_cases[] = {
 	KUNIT_CASE(conn_dup_connect),
 	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
 	KUNIT_CASE(conn_calls_from_upcalls),
+	KUNIT_CASE(dto_send_recv),
+	KUNIT_CASE(dto_rdma_write_read),
+	KUNIT_CASE(dto_bad_triplets),
+	KUNIT_CASE(dto_post_after_disconnect_flushed),
+	KUNIT_CASE(dto_posts_from_upcall),
 	{}
 };
 
