@@ -181,7 +181,9 @@ struct kdapl_ep {
  *	the CM handler)
  * @dead: freed or torn down: queued arrivals are rejected; under ia->lock
  * @node: on ia->sps, under ia->lock
+ * @all: on the list of all service points (debugfs), under sp_list_lock
  * @requests: requests delivered, for debugfs; under ia->lock
+ * @pending: delivered CRs not yet accepted, rejected or handed off
  *
  * @ep changes under ia->lock.
  */
@@ -196,7 +198,9 @@ struct kdapl_sp {
 	unsigned long used;
 	bool dead;
 	struct list_head node;
+	struct list_head all;
 	u64 requests;
+	atomic_t pending;
 };
 
 /**
@@ -268,6 +272,7 @@ int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,
 void kdapl_sp_teardown(struct kdapl_sp *sp);
 void kdapl_cr_teardown(struct kdapl_cr *cr);
 void kdapl_cr_done(struct kdapl_cr *cr);
+void kdapl_sp_debugfs_init(struct dentry *dir);
 
 /* dto.c */
 void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -112,6 +112,7 @@ static int __init kdapl_init(void)
 	debugfs_create_file("cpus", 0444, kdapl.debugfs, NULL, &cpus_fops);
 	kdapl_evd_debugfs_init(kdapl.debugfs);
 	kdapl_ep_debugfs_init(kdapl.debugfs);
+	kdapl_sp_debugfs_init(kdapl.debugfs);
 	debugfs_create_file("ep_states", 0444, kdapl.debugfs, NULL,
 			    &ep_states_fops);
 

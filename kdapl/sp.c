@@ -19,6 +19,7 @@
  * established connections are not affected.
  */
 
+#include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -30,6 +31,10 @@
 #include "registry.h"
 
 #define KDAPL_LISTEN_BACKLOG	64
+
+/* All PSPs and RSPs whose handle exists, for debugfs. */
+static LIST_HEAD(sp_list);
+static DEFINE_SPINLOCK(sp_list_lock);	/* protects sp_list */
 
 /* What a CR's work has to do. */
 enum {
@@ -139,6 +144,7 @@ static void cr_arrive(struct kdapl_cr *cr)
 		goto reject_ep;
 	list_add_tail(&cr->node, &ia->crs);
 	sp->requests++;
+	atomic_inc(&sp->pending);
 	mutex_unlock(&ia->lock);
 	cr_post_arrival(cr);
 	return;
@@ -177,6 +183,7 @@ static void cr_finish(struct kdapl_cr *cr, bool reject)
 	id = cr->cm_id;
 	cr->cm_id = NULL;
 	mutex_unlock(&ia->lock);
+	atomic_dec(&cr->sp->pending);
 	if (id && reject)
 		cr_reject_id(id, cr->pdata, cr->pdata_len);
 	else if (id)
@@ -307,6 +314,9 @@ static DAT_RETURN sp_destroy(struct kdapl_sp *sp)
 				 DAT_INVALID_HANDLE_PSP : DAT_INVALID_HANDLE_RSP);
 	}
 	list_del_init(&sp->node);
+	spin_lock_irq(&sp_list_lock);
+	list_del_init(&sp->all);
+	spin_unlock_irq(&sp_list_lock);
 	sp->dead = true;
 	id = sp->cm_id;
 	sp->cm_id = NULL;
@@ -380,6 +390,8 @@ static DAT_RETURN sp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
 		goto out_ep;
 	}
 	sp->base.hobj.type = psp ? KDAPL_HT_PSP : KDAPL_HT_RSP;
+	INIT_LIST_HEAD(&sp->all);
+	INIT_LIST_HEAD(&sp->node);
 	sp->psp = psp;
 	sp->flags = flags;
 	id = rdma_create_id(net, kdapl_cm_handler, sp, RDMA_PS_TCP, IB_QPT_RC);
@@ -446,6 +458,9 @@ static DAT_RETURN sp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
 		goto out_child;
 	}
 	list_add_tail(&sp->node, &ia->sps);
+	spin_lock_irq(&sp_list_lock);
+	list_add_tail(&sp->all, &sp_list);
+	spin_unlock_irq(&sp_list_lock);
 	sp->cm_id = id;
 	mutex_unlock(&ia->lock);
 
@@ -812,6 +827,7 @@ void kdapl_cr_done(struct kdapl_cr *cr)
 {
 	lockdep_assert_held(&cr->base.ia->lock);
 	list_del_init(&cr->node);
+	atomic_dec(&cr->sp->pending);
 	kdapl_ia_child_gone(cr->base.ia);
 }
 
@@ -996,4 +1012,32 @@ void kdapl_ia_destroy_children(struct kdapl_ia *ia)
 		}
 		kdapl_obj_put(&ep->base);
 	}
+}
+
+static int sps_show(struct seq_file *m, void *v)
+{
+	struct kdapl_sp *sp;
+
+	seq_puts(m, "handle kind qual flags evd reserved used requests pending_crs\n");
+	spin_lock_irq(&sp_list_lock);
+	list_for_each_entry(sp, &sp_list, all) {
+		seq_printf(m, "%#lx %s %llu %#x %#lx %d %d %llu %d\n",
+			   (unsigned long)kdapl_obj_handle(&sp->base),
+			   sp->psp ? "psp" : "rsp", sp->qual, sp->flags,
+			   (unsigned long)kdapl_obj_handle(&sp->evd->base),
+			   !!READ_ONCE(sp->ep), test_bit(0, &sp->used),
+			   READ_ONCE(sp->requests), atomic_read(&sp->pending));
+	}
+	spin_unlock_irq(&sp_list_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sps);
+
+/**
+ * kdapl_sp_debugfs_init() - create /sys/kernel/debug/kdapl/sps
+ * @dir: the module's debugfs directory
+ */
+void kdapl_sp_debugfs_init(struct dentry *dir)
+{
+	debugfs_create_file("sps", 0444, dir, NULL, &sps_fops);
 }
