@@ -913,8 +913,9 @@ static void lmr_atomic_context(struct kunit *test)
 static void lmr_bad_args(struct kunit *test)
 {
 	u8 *buf = kbuf(test, 64);
-	DAT_REGION_DESCRIPTION r = { .for_va = buf };
+	DAT_REGION_DESCRIPTION r = { .for_va = buf }, rp;
 	DAT_LMR_HANDLE h = DAT_HANDLE_NULL;
+	DAT_PADDR pa = virt_to_phys(buf);
 	struct lmr_out o;
 	DAT_IA_HANDLE ia;
 	DAT_PZ_HANDLE pz;
@@ -936,6 +937,9 @@ static void lmr_bad_args(struct kunit *test)
 				    PRIV_LOCAL, &o), E_PARAM(2));
 	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_VIRTUAL, r, 0,
 				    PRIV_LOCAL, &o), E_PARAM(4));
+	rp.for_physical = &pa;
+	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_PHYSICAL, rp,
+				    1ULL << 50, PRIV_LOCAL, &o), E_PARAM(4));
 	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_VIRTUAL, r, 64,
 				    (DAT_MEM_PRIV_FLAGS)0x80, &o), E_PARAM(6));
 	EXPECT_RET(test, dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, r, 64, pz,
