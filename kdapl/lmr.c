@@ -36,7 +36,7 @@ static atomic64_t kdapl_lmr_seq = ATOMIC64_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(kdapl_lmr_wq);
 
 /* The largest LMR: 2^24 pages (64 GiB with 4 KiB pages). */
-#define KDAPL_LMR_MAX_PAGES	(1UL << 24)
+#define KDAPL_LMR_MAX_PAGES	BIT(24)
 
 /* How long dat_lmr_free() waits for a posted registration to complete. */
 #define KDAPL_LMR_FREE_WAIT	HZ
