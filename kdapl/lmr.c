@@ -35,6 +35,9 @@ static atomic64_t kdapl_lmr_seq = ATOMIC64_INIT(0);
 /* Woken whenever an LMR leaves KDAPL_LMR_REG_POSTED. */
 static DECLARE_WAIT_QUEUE_HEAD(kdapl_lmr_wq);
 
+/* The largest LMR: 2^24 pages (64 GiB with 4 KiB pages). */
+#define KDAPL_LMR_MAX_PAGES	BIT(24)
+
 /* How long dat_lmr_free() waits for a posted registration to complete. */
 #define KDAPL_LMR_FREE_WAIT	HZ
 
@@ -506,10 +509,10 @@ static DAT_RETURN kdapl_lmr_pages(DAT_MEM_TYPE type,
 		n = DIV_ROUND_UP(length, PAGE_SIZE);
 		*addr = r->for_physical[0];
 	}
-	if (n > UINT_MAX)
+	if (n > KDAPL_LMR_MAX_PAGES)
 		return E_PARAM(4);
 
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL | __GFP_NOWARN);
 	if (!pages)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	for (i = 0; i < n; i++) {
@@ -723,8 +726,8 @@ static DAT_RETURN kdapl_lmr_check_args(DAT_MEM_TYPE mem_type, DAT_VLEN length,
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE (DAT_INVALID_HANDLE_IA,
  * DAT_INVALID_HANDLE_PZ also for a PZ of another IA); DAT_INVALID_STATE if
  * the device went away; DAT_INVALID_PARAMETER (DAT_INVALID_ARG2 unknown
- * @mem_type, ARG3 memory that is not as described, ARG4 zero or huge
- * @length, ARG6 unknown privilege bits, ARG7 unknown @va_type, ARG8
+ * @mem_type, ARG3 memory that is not as described, ARG4 zero @length or
+ * more than 2^24 pages, ARG6 unknown privilege bits, ARG7 unknown @va_type, ARG8
  * unknown optimization bits, ARG9 NULL @lmr_handle);
  * DAT_MODEL_NOT_SUPPORTED; DAT_INSUFFICIENT_RESOURCES (DAT_RESOURCE_MEMORY,
  * DAT_RESOURCE_MEMORY_REGION when the device has no MR or the region has

@@ -17,13 +17,17 @@
 
 #include <kunit/test.h>
 #include <linux/seq_file.h>
+#include <linux/completion.h>
 #include <linux/gfp.h>
+#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/sort.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #include "../kdapl/lmr.h"
 
@@ -58,6 +62,13 @@ struct lmr_ctx {
 	int nobj;
 	struct ib_device *dev;		/* a device reference to drop */
 	bool removed;			/* @dev was taken away: give it back */
+	/* the siwA -> siwB connection of lmr_remote_rdma */
+	struct rdma_cm_id *listen, *id_a, *id_b;
+	struct ib_cq *cq_a, *cq_b;
+	struct ib_pd *pd_b;
+	struct completion est_a, est_b, step_a;
+	int event_a;
+	bool qp_a, qp_b;
 	/* the fake QP */
 	struct ib_device *fake_dev;
 	struct ib_qp *fake_qp;
@@ -320,6 +331,299 @@ static void fake_wc(struct kdapl_pz *pz, struct ib_qp *qp, u64 wr_id,
 	};
 
 	kdapl_lmr_wc(pz, &wc);
+}
+
+/*
+ * ---- a real connection, on siwA to itself --------------------------------
+ *
+ * Not siwA -> siwB: siw creates its TCP sockets (listen and connect) in
+ * the network namespace of the calling task, not of the cm_id or the
+ * device, so a kernel thread in the root namespace gets -EADDRNOTAVAIL
+ * listening on 192.0.2.2 in namespace b. Both ends on 192.0.2.1 keep
+ * everything in the root namespace.
+ */
+
+#define CONN_PORT	18515
+#define CONN_WAIT	(10 * HZ)
+
+static void conn_qp_attr(struct ib_qp_init_attr *a, struct ib_cq *cq)
+{
+	memset(a, 0, sizeof(*a));
+	a->send_cq = cq;
+	a->recv_cq = cq;
+	a->qp_type = IB_QPT_RC;
+	a->sq_sig_type = IB_SIGNAL_REQ_WR;
+	a->cap.max_send_wr = 16;
+	a->cap.max_recv_wr = 4;
+	a->cap.max_send_sge = 1;
+	a->cap.max_recv_sge = 1;
+}
+
+static int conn_handler_b(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct lmr_ctx *ctx = id->context;
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+	};
+	struct ib_qp_init_attr qa;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		if (ctx->id_b)
+			return -EBUSY;		/* the CM destroys @id */
+		conn_qp_attr(&qa, ctx->cq_b);
+		if (rdma_create_qp(id, ctx->pd_b, &qa))
+			return -ENOMEM;
+		ctx->qp_b = true;
+		ctx->id_b = id;
+		if (rdma_accept(id, &param)) {
+			rdma_destroy_qp(id);
+			ctx->qp_b = false;
+			ctx->id_b = NULL;
+			return -EIO;
+		}
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		complete(&ctx->est_b);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int conn_handler_a(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct lmr_ctx *ctx = id->context;
+
+	WRITE_ONCE(ctx->event_a, ev->event);
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		complete(&ctx->step_a);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		complete(&ctx->est_a);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void conn_teardown(struct lmr_ctx *ctx)
+{
+	if (ctx->listen)
+		rdma_destroy_id(ctx->listen);	/* no new request after this */
+	ctx->listen = NULL;
+	if (ctx->id_a) {
+		if (ctx->qp_a)
+			rdma_destroy_qp(ctx->id_a);
+		rdma_destroy_id(ctx->id_a);
+	}
+	if (ctx->id_b) {
+		if (ctx->qp_b)
+			rdma_destroy_qp(ctx->id_b);
+		rdma_destroy_id(ctx->id_b);
+	}
+	ctx->id_a = NULL;
+	ctx->id_b = NULL;
+	if (ctx->cq_a)
+		ib_free_cq(ctx->cq_a);
+	if (ctx->cq_b)
+		ib_free_cq(ctx->cq_b);
+	ctx->cq_a = NULL;
+	ctx->cq_b = NULL;
+}
+
+/* Connect PD @pd_a's QP to PD @pd_b's (both on siwA); both end in RTS. */
+static void conn_setup(struct kunit *test, struct ib_pd *pd_a,
+		       struct ib_pd *pd_b)
+{
+	struct lmr_ctx *ctx = ctx_of(test);
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 3,
+	};
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct ib_qp_init_attr qa;
+	int err;
+
+	init_completion(&ctx->est_a);
+	init_completion(&ctx->est_b);
+	init_completion(&ctx->step_a);
+	ctx->pd_b = pd_b;
+	ctx->cq_a = ib_alloc_cq(pd_a->device, NULL, 32, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->cq_a));
+	ctx->cq_b = ib_alloc_cq(pd_b->device, NULL, 32, 0, IB_POLL_DIRECT);
+	if (IS_ERR(ctx->cq_b))
+		ctx->cq_b = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, ctx->cq_b);
+
+	ctx->listen = rdma_create_id(&init_net, conn_handler_b, ctx,
+				     RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(ctx->listen))
+		ctx->listen = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, ctx->listen);
+	dst.sin_addr.s_addr = in_aton("192.0.2.1");
+	dst.sin_port = htons(CONN_PORT);
+	err = rdma_bind_addr(ctx->listen, (struct sockaddr *)&dst);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(ctx->listen, 1), 0);
+
+	ctx->id_a = rdma_create_id(&init_net, conn_handler_a, ctx,
+				   RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(ctx->id_a))
+		ctx->id_a = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, ctx->id_a);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_addr(ctx->id_a, NULL,
+						(struct sockaddr *)&dst, 5000),
+			0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&ctx->step_a,
+							  CONN_WAIT), 0UL);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(ctx->event_a),
+			RDMA_CM_EVENT_ADDR_RESOLVED);
+	reinit_completion(&ctx->step_a);
+	KUNIT_ASSERT_EQ(test, rdma_resolve_route(ctx->id_a, 5000), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&ctx->step_a,
+							  CONN_WAIT), 0UL);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(ctx->event_a),
+			RDMA_CM_EVENT_ROUTE_RESOLVED);
+	KUNIT_ASSERT_PTR_EQ(test, ctx->id_a->device, pd_a->device);
+	conn_qp_attr(&qa, ctx->cq_a);
+	KUNIT_ASSERT_EQ(test, rdma_create_qp(ctx->id_a, pd_a, &qa), 0);
+	ctx->qp_a = true;
+	reinit_completion(&ctx->step_a);
+	KUNIT_ASSERT_EQ(test, rdma_connect(ctx->id_a, &param), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&ctx->est_a,
+							  CONN_WAIT), 0UL);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&ctx->est_b,
+							  CONN_WAIT), 0UL);
+}
+
+/* One work completion from @cq, polled for up to CONN_WAIT. */
+static bool conn_poll(struct ib_cq *cq, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + CONN_WAIT;
+
+	do {
+		if (ib_poll_cq(cq, 1, wc) == 1)
+			return true;
+		usleep_range(500, 1000);
+	} while (time_before(jiffies, end));
+	return false;
+}
+
+static struct ib_wc conn_rdma(struct kunit *test, enum ib_wr_opcode op,
+			      struct ib_sge *sge, u64 raddr, u32 rkey)
+{
+	struct lmr_ctx *ctx = ctx_of(test);
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 100,
+			.opcode = op,
+			.sg_list = sge,
+			.num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+	struct ib_wc wc = {};
+
+	KUNIT_EXPECT_EQ(test, ib_post_send(ctx->id_a->qp, &wr.wr, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, conn_poll(ctx->cq_a, &wc));
+	return wc;
+}
+
+/*
+ * The whole remote path over siw, between two IAs on siwA: B's LMR (vmap'd pages, so the MR spans
+ * several DMA segments) is pending until its REG_MR goes on B's
+ * connected QP; the completion makes it registered; A then writes into
+ * it and reads it back through rmr_context at B's registered address,
+ * and the device refuses access beyond the LMR.
+ */
+static void lmr_remote_rdma(struct kunit *test)
+{
+	struct lmr_ctx *ctx = ctx_of(test);
+	size_t len = 3 * PAGE_SIZE;
+	u8 *a = kbuf(test, 2 * len), *b = scattered(test, 3);
+	struct kdapl_pz *kpa, *kpb;
+	struct lmr_out la, lb;
+	DAT_IA_HANDLE ia, ib;
+	DAT_PZ_HANDLE pa, pb;
+	struct ib_sge sge;
+	struct ib_wc wc;
+	size_t i;
+
+	ia = open_ia(test, SIW_A);
+	ib = open_ia(test, SIW_A);
+	pa = create_pz(test, ia);
+	pb = create_pz(test, ib);
+	kpa = pz_of(test, pa);
+	kpb = pz_of(test, pb);
+	la = va_lmr(test, ia, pa, a, 2 * len, PRIV_LOCAL);
+	lb = va_lmr(test, ib, pb, b, len, PRIV_ALL);
+	for (i = 0; i < len; i++)
+		a[i] = (u8)(i * 7 + 3);
+
+	conn_setup(test, kpa->pd, kpb->pd);
+	KUNIT_EXPECT_EQ(test, reg_state(test, kpb, lb.lctx),
+			KDAPL_LMR_REG_PENDING);
+	/* Nothing pending on A's side. */
+	KUNIT_EXPECT_EQ(test, kdapl_lmr_post_pending(kpa, ctx->id_a->qp), 0);
+	KUNIT_ASSERT_EQ(test, kdapl_lmr_post_pending(kpb, ctx->id_b->qp), 0);
+	KUNIT_ASSERT_TRUE(test, conn_poll(ctx->cq_b, &wc));
+	KUNIT_EXPECT_EQ(test, wc.wr_id, (u64)KDAPL_LMR_WR_ID_REG);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	kdapl_lmr_wc(kpb, &wc);
+	KUNIT_EXPECT_EQ(test, reg_state(test, kpb, lb.lctx),
+			KDAPL_LMR_REG_REGISTERED);
+
+	/* RDMA Write across B's pages, at B's registered address. */
+	ASSERT_OK(test, to_sge(kpa, la.lctx, (uintptr_t)a, len - 100, &sge));
+	wc = conn_rdma(test, IB_WR_RDMA_WRITE, &sge, lb.addr + 100, lb.rctx);
+	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "write: %s",
+			    ib_wc_status_msg(wc.status));
+	KUNIT_EXPECT_EQ(test, memcmp(b + 100, a, len - 100), 0);
+	KUNIT_EXPECT_EQ(test, b[99], 0);
+
+	/* RDMA Read of the whole LMR into A's second half. */
+	ASSERT_OK(test, to_sge(kpa, la.lctx, (uintptr_t)a + len, len, &sge));
+	wc = conn_rdma(test, IB_WR_RDMA_READ, &sge, lb.addr, lb.rctx);
+	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "read: %s",
+			    ib_wc_status_msg(wc.status));
+	KUNIT_EXPECT_EQ(test, memcmp(a + len, b, len), 0);
+
+	/*
+	 * Beyond the LMR: B's device refuses to place it and terminates the
+	 * connection (an iWARP write completes locally once sent, so A's
+	 * completion says nothing); B's memory is untouched and the next
+	 * operation fails.
+	 */
+	ASSERT_OK(test, to_sge(kpa, la.lctx, (uintptr_t)a, 64, &sge));
+	conn_rdma(test, IB_WR_RDMA_WRITE, &sge, lb.addr + len - 32, lb.rctx);
+	ASSERT_OK(test, to_sge(kpa, la.lctx, (uintptr_t)a + len, 8, &sge));
+	wc = conn_rdma(test, IB_WR_RDMA_READ, &sge, lb.addr, lb.rctx);
+	KUNIT_EXPECT_NE(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(b + len - 32, a + len - 132, 32), 0);
+
+	kdapl_lmr_qp_gone(kpb, ctx->id_b->qp);
+	conn_teardown(ctx);
+	ASSERT_OK(test, dat_lmr_free(la.h));
+	ASSERT_OK(test, dat_lmr_free(lb.h));
+	ASSERT_OK(test, dat_pz_free(pa));
+	ASSERT_OK(test, dat_pz_free(pb));
+	ASSERT_OK(test, dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	ASSERT_OK(test, dat_ia_close(ib, DAT_CLOSE_GRACEFUL_FLAG));
 }
 
 /* ---- cases ------------------------------------------------------------ */
@@ -913,8 +1217,9 @@ static void lmr_atomic_context(struct kunit *test)
 static void lmr_bad_args(struct kunit *test)
 {
 	u8 *buf = kbuf(test, 64);
-	DAT_REGION_DESCRIPTION r = { .for_va = buf };
+	DAT_REGION_DESCRIPTION r = { .for_va = buf }, rp;
 	DAT_LMR_HANDLE h = DAT_HANDLE_NULL;
+	DAT_PADDR pa = virt_to_phys(buf);
 	struct lmr_out o;
 	DAT_IA_HANDLE ia;
 	DAT_PZ_HANDLE pz;
@@ -936,6 +1241,9 @@ static void lmr_bad_args(struct kunit *test)
 				    PRIV_LOCAL, &o), E_PARAM(2));
 	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_VIRTUAL, r, 0,
 				    PRIV_LOCAL, &o), E_PARAM(4));
+	rp.for_physical = &pa;
+	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_PHYSICAL, rp,
+				    1ULL << 50, PRIV_LOCAL, &o), E_PARAM(4));
 	EXPECT_RET(test, lmr_create(ia, pz, DAT_MEM_TYPE_VIRTUAL, r, 64,
 				    (DAT_MEM_PRIV_FLAGS)0x80, &o), E_PARAM(6));
 	EXPECT_RET(test, dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, r, 64, pz,
@@ -1206,6 +1514,7 @@ static void lmr_test_exit(struct kunit *test)
 	struct lmr_ctx *ctx = ctx_of(test);
 	int i;
 
+	conn_teardown(ctx);
 	/* Already closed ones answer DAT_INVALID_HANDLE. */
 	for (i = 0; i < ctx->nia; i++)
 		dat_ia_close(ctx->ia[i], DAT_CLOSE_ABRUPT_FLAG);
@@ -1236,6 +1545,7 @@ static struct kunit_case kdapl_lmr_cases[] = {
 	KUNIT_CASE(lmr_freed_handle),
 	KUNIT_CASE(lmr_in_use),
 	KUNIT_CASE(lmr_remote_pending),
+	KUNIT_CASE(lmr_remote_rdma),
 	KUNIT_CASE(lmr_registration_states),
 	KUNIT_CASE(lmr_atomic_context),
 	KUNIT_CASE(lmr_bad_args),
