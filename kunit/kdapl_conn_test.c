@@ -25,6 +25,7 @@
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <net/ipv6.h>
 
 #include <dat2/kdat.h>
 
@@ -70,6 +71,7 @@ struct host {
 
 struct conn_ctx {
 	struct host a, b;
+	struct host a6, b6;	/* conn_ipv6: two IAs on siw6 */
 	struct sockaddr_in addr_b;
 	struct sockaddr_in addr_nobody;
 };
@@ -124,6 +126,10 @@ static void conn_exit(struct kunit *test)
 		dat_ia_close(c->a.ia, DAT_CLOSE_ABRUPT_FLAG);
 	if (c->b.ia)
 		dat_ia_close(c->b.ia, DAT_CLOSE_ABRUPT_FLAG);
+	if (c->a6.ia)
+		dat_ia_close(c->a6.ia, DAT_CLOSE_ABRUPT_FLAG);
+	if (c->b6.ia)
+		dat_ia_close(c->b6.ia, DAT_CLOSE_ABRUPT_FLAG);
 }
 
 static DAT_EP_HANDLE ep_make(struct kunit *test, struct host *h)
@@ -739,6 +745,60 @@ static void conn_ia_abrupt_close_peer_sees_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 }
 
+/*
+ * IPv6: siw6's netdev (veth6) has only the IPv6 address 2001:db8::3
+ * (scripts/guest/lib.sh), so IAs on it have an IPv6 address.
+ */
+static void conn_ipv6(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6 };
+	struct in6_addr want;
+	DAT_EP_HANDLE epa, epb;
+	DAT_IA_ATTR *attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	DAT_EP_PARAM *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	DAT_CR_PARAM crp = {};
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+	u16 port = next_port++;
+
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, in6_pton("2001:db8::3", -1, want.s6_addr, -1,
+				       NULL), 1);
+	host_open(test, &c->a6, "siw6");
+	host_open(test, &c->b6, "siw6");
+	ASSERT_OK(test, dat_ia_query(c->b6.ia, NULL, DAT_IA_FIELD_IA_ADDRESS_PTR,
+				     attr, 0, NULL));
+	KUNIT_ASSERT_EQ(test, attr->ia_address_ptr->sa_family, AF_INET6);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&((struct sockaddr_in6 *)
+						 attr->ia_address_ptr)->sin6_addr,
+						&want));
+	to.sin6_addr = want;
+	epa = ep_make(test, &c->a6);
+	epb = ep_make(test, &c->b6);
+	ASSERT_OK(test, dat_psp_create(c->b6.ia, port, c->b6.cr,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&to, port,
+				       5000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->b6.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	ASSERT_OK(test, dat_cr_query(ev.event_data.cr_arrival_event_data
+				     .cr_handle, DAT_CR_FIELD_ALL, &crp));
+	KUNIT_EXPECT_EQ(test, crp.remote_ia_address_ptr->sa_family, AF_INET6);
+	ASSERT_OK(test, dat_cr_accept(ev.event_data.cr_arrival_event_data
+				      .cr_handle, epb, 0, NULL));
+	expect_ev(test, c->a6.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_ev(test, c->b6.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	ASSERT_OK(test, dat_ep_query(epa, DAT_EP_FIELD_REMOTE_IA_ADDRESS_PTR |
+				     DAT_EP_FIELD_REMOTE_PORT_QUAL, p));
+	KUNIT_EXPECT_EQ(test, p->remote_ia_address_ptr->sa_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, p->remote_port_qual, (DAT_PORT_QUAL)port);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a6.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b6.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+}
+
 /* --- upcall safety --------------------------------------------------- */
 
 struct upcall_probe {
@@ -1219,6 +1279,7 @@ static struct kunit_case conn_cases[] = {
 	KUNIT_CASE(conn_psp_any_and_in_use),
 	KUNIT_CASE(conn_dup_connect),
 	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
+	KUNIT_CASE(conn_ipv6),
 	KUNIT_CASE(conn_calls_from_upcalls),
 	KUNIT_CASE(dto_send_recv),
 	KUNIT_CASE(dto_rdma_write_read),

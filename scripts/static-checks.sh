@@ -3,6 +3,8 @@
 #   build_w1    a clean module build with W=1 has no warning and succeeds
 #   sparse      C=2 (sparse on every file) reports nothing
 #   checkpatch  checkpatch.pl --no-tree -f --strict: 0 errors, 0 warnings
+#   exports     every function in scripts/kdapl-exports is exported by
+#               kdapl.ko with EXPORT_SYMBOL_GPL (Module.symvers)
 #
 #   scripts/static-checks.sh <kernel-tree>
 # The modules are left built (W=1) for the guest run.
@@ -28,7 +30,7 @@ result() {	# result <name> <ok?> <logfile>
 
 echo "    KTAP version 1"
 echo "    # Subtest: static_checks"
-echo "    1..3"
+echo "    1..4"
 
 make -s -C "$ktree" M="$top" clean >/dev/null 2>&1
 rc=0
@@ -45,7 +47,7 @@ grep -E 'warning:|error:' "$log/sparse.log" >"$log/sparse.bad"
 [ "$rc" -eq 0 ] && [ ! -s "$log/sparse.bad" ]
 result sparse $? "$log/sparse.bad"
 
-files=$(cd "$top" && find kdapl iw_provider kunit include -name '*.[ch]' \
+files=$(cd "$top" && find kdapl iw_provider kunit demo include -name '*.[ch]' \
 	-not -name '*.mod.c' | sort)
 : >"$log/checkpatch.bad"
 for f in $files; do
@@ -61,6 +63,17 @@ for f in $files; do
 done
 [ ! -s "$log/checkpatch.bad" ]
 result checkpatch $? "$log/checkpatch.bad"
+
+# dat_ia_open is a macro over the exported dat_ia_openv (kdat.h).
+: >"$log/exports.bad"
+for sym in $(grep -v '^#' "$top/scripts/kdapl-exports"); do
+	grep -qE "^0x[0-9a-f]+[[:space:]]+$sym[[:space:]]+[^[:space:]]*/kdapl/kdapl[[:space:]]+EXPORT_SYMBOL_GPL" \
+		"$top/Module.symvers" 2>/dev/null ||
+		echo "$sym: not exported with EXPORT_SYMBOL_GPL by kdapl.ko" \
+			>>"$log/exports.bad"
+done
+[ ! -s "$log/exports.bad" ]
+result exports $? "$log/exports.bad"
 
 if [ "$failed" -eq 0 ]; then echo "ok 1 static_checks"; else echo "not ok 1 static_checks"; fi
 echo "$((n - failed)) passed, $failed failed, 0 skipped"

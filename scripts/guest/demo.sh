@@ -20,9 +20,19 @@ step "RDMA devices (rdma link / rdma dev)"
 rdma link show
 rdma dev show
 
-step "debugfs: /sys/kernel/debug/kdapl"
-show_debugfs kdapl
-cat /sys/kernel/debug/kdapl/handles
+step "kdapl_demo: two IAs connect through kDAPL, echo 100 messages, RDMA write+read 64 KiB"
+insmod "$MODDIR/kdapl_demo.ko" && dmesg | grep 'kdapl_demo:' | tail -n 3
+
+step "debugfs while the demo's connection is up"
+for f in eps sps evds handles; do
+	echo "--- /sys/kernel/debug/kdapl/$f"
+	cat "/sys/kernel/debug/kdapl/$f"
+done
+show_debugfs kdapl | grep providers
+
+step "unloading kdapl_demo (graceful disconnect)"
+rmmod kdapl_demo && dmesg | grep 'kdapl_demo:' | tail -n 1
+cat /sys/kernel/debug/kdapl/eps
 
 step "debugfs: /sys/kernel/debug/kiwarp"
 show_debugfs kiwarp

@@ -80,6 +80,9 @@ fi
 # namespace "b" (host B, veth1, 192.0.2.2, siwB).
 HOST_A_ADDR=192.0.2.1
 HOST_B_ADDR=192.0.2.2
+# siw6: a siw device in the root namespace whose netdev (veth6) has
+# only an IPv6 address, for IPv6 through kdapl (kunit conn_ipv6).
+HOST_C6_ADDR=2001:db8::3
 
 setup_test_hosts() {
 	ip link set lo up &&
@@ -93,7 +96,11 @@ setup_test_hosts() {
 	ip netns exec b ip link set veth1 up &&
 	insmod "$MODDIR/siw.ko" &&
 	rdma link add siwA type siw netdev veth0 &&
-	ip netns exec b rdma link add siwB type siw netdev veth1
+	ip netns exec b rdma link add siwB type siw netdev veth1 &&
+	ip link add veth6 type veth peer name veth7 &&
+	ip -6 addr add "$HOST_C6_ADDR/64" dev veth6 nodad &&
+	ip link set veth7 up && ip link set veth6 up &&
+	rdma link add siw6 type siw netdev veth6
 }
 
 # debugfs tree of a module, one line per file with its first line.

@@ -65,6 +65,15 @@ ktap_end
 # --- KUnit suites, one module each (kunit/SUITES) ------------------------
 insmod "$MODDIR/kdapl.ko"
 insmod "$MODDIR/kiwarp.ko"
+
+# --- kdapl_demo: what `make demo` shows, checked -------------------------
+ktap_suite kdapl_demo 3
+ktap_check demo_connects_and_moves_data insmod "$MODDIR/kdapl_demo.ko"
+ktap_check debugfs_shows_live_eps sh -c \
+	'[ "$(grep -c " CONNECTED " /sys/kernel/debug/kdapl/eps)" -eq 2 ]'
+ktap_check demo_unloads_without_eps sh -c 'busybox rmmod kdapl_demo &&
+	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]'
+ktap_end
 grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	[ -n "$mod" ] || continue
 	if ! insmod "$MODDIR/$mod.ko"; then
