@@ -9,8 +9,9 @@ guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
 
 # --- guest_env: the two test hosts and siw between them ----------------
-ktap_suite guest_env 4
+ktap_suite guest_env 5
 ktap_check test_hosts_created setup_test_hosts
+ktap_check kiwarp_hosts_created setup_kiwarp_hosts
 ktap_check ping_a_to_b ping -c 1 -W 5 "$HOST_B_ADDR"
 ktap_check siw_devices sh -c 'rdma link show | grep -q siwA &&
 	rdma link show | grep -q siwB'
@@ -65,6 +66,9 @@ ktap_end
 # --- KUnit suites, one module each (kunit/SUITES) ------------------------
 insmod "$MODDIR/kdapl.ko"
 insmod "$MODDIR/kiwarp.ko"
+# kw0 on veth2 (lib.sh): the kiwarp suites use it; kiwarp is unloaded
+# below with kw0 still there (module exit removes it).
+add_kiwarp_device || echo "kdapl-guest: rdma link add kw0 failed"
 grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	[ -n "$mod" ] || continue
 	if ! insmod "$MODDIR/$mod.ko"; then
