@@ -58,7 +58,8 @@
 #define KIWARP_STAG_IDX_MAX	((1U << 24) - 1)
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
-extern struct workqueue_struct *kiwarp_wq;	/* all provider works */
+extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
+extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct dentry *kiwarp_debugfs_root;
 
 /*
@@ -182,6 +183,26 @@ enum kiwarp_qp_state {
 	KIWARP_QPS_COUNT
 };
 
+/*
+ * struct kiwarp_cursor - walks an SGE list (or one tagged range) as
+ * kernel virtual pieces, checking each SGE's STag on entry: PD, access
+ * and bounds. @remote: STags come from the wire (STag 0 refused).
+ * @mr is referenced while the cursor stands in its SGE. Owned by one
+ * work (TX or RX); kiwarp_cursor_end() releases it.
+ */
+struct kiwarp_cursor {
+	struct kiwarp_qp *qp;
+	const struct ib_sge *sge;
+	u32 nsge;
+	u32 i;
+	u32 off;		/* bytes consumed in sge[i] */
+	int access;
+	bool remote;
+	struct kiwarp_mr *mr;
+	u8 ecode;		/* RDMAP error code after -EACCES */
+	struct ib_sge one;	/* storage for a single tagged range */
+};
+
 /* A send queue work request, copied from ib_send_wr at post time */
 struct kiwarp_swqe {
 	u64 wr_id;
@@ -251,10 +272,12 @@ struct kiwarp_rx {
 	u32 trl_need;
 	u32 trl_got;
 	u32 crc;
-	struct kiwarp_mr *mr;	/* tagged target, ref held during FPDU */
-	u64 to;			/* tagged target offset */
 	bool rq_taken;		/* current SEND consumes rq head */
 	struct kiwarp_rwqe rwqe; /* the receive WQE of the current SEND */
+	struct kiwarp_cursor cur;	/* placement target of this FPDU */
+	bool cur_live;		/* @cur holds state (may hold an MR) */
+	bool discarding;	/* payload goes to @discard */
+	u16 mpa_len;
 	u32 msg_len;		/* bytes of the current message so far */
 	u32 msn[DDP_QN_COUNT];	/* next expected MSN per queue */
 	bool in_send;		/* a multi-segment SEND is in progress */
@@ -347,7 +370,8 @@ struct kiwarp_qp {
 	u8 mpa_rev;
 	u32 ird;
 	u32 ord;
-	u32 max_payload;	/* DDP payload per FPDU, from the MSS */
+	u32 fpdu_max;		/* largest FPDU on the wire: the MSS */
+	bool fin_sent;		/* TX work: our FIN is out (CLOSING) */
 	bool peer_closed;
 	struct sockaddr_storage laddr;	/* 4-tuple, set at bind */
 	struct sockaddr_storage raddr;
@@ -395,6 +419,17 @@ int kiwarp_mr_reg(struct kiwarp_mr *mr, struct ib_pd *pd, u32 key,
 		  int access);
 int kiwarp_mr_invalidate(struct kiwarp_dev *kdev, struct ib_pd *pd,
 			 u32 stag);
+
+void kiwarp_cursor_init(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			const struct ib_sge *sge, u32 nsge, int access,
+			bool remote);
+void kiwarp_cursor_tagged(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			  u32 stag, u64 to, u32 len, int access);
+int kiwarp_cursor_piece(struct kiwarp_cursor *c, u32 max, void **kva,
+			u32 *len);
+void kiwarp_cursor_end(struct kiwarp_cursor *c);
+int kiwarp_sges_check(struct kiwarp_qp *qp, const struct ib_sge *sge,
+		      u32 nsge, int access);
 
 /* cq.c */
 int kiwarp_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,

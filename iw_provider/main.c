@@ -24,9 +24,12 @@
 bool kiwarp_mpa_crc;
 module_param_named(mpa_crc, kiwarp_mpa_crc, bool, 0644);
 MODULE_PARM_DESC(mpa_crc, "request MPA CRC32c on new connections (default off, like siw)");
+EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
 
-/* All connection, TX, RX and teardown works; destroyed after devices */
+/* Connection, TX and RX works; destroyed after the devices */
 struct workqueue_struct *kiwarp_wq;
+/* Connection teardown, which waits for the works on kiwarp_wq */
+struct workqueue_struct *kiwarp_down_wq;
 
 /* /sys/kernel/debug/kiwarp: created at init, removed at exit. */
 struct dentry *kiwarp_debugfs_root;
@@ -66,9 +69,14 @@ static int __init kiwarp_init(void)
 {
 	int ret;
 
-	kiwarp_wq = alloc_workqueue("kiwarp", WQ_MEM_RECLAIM, 0);
+	kiwarp_wq = alloc_workqueue("kiwarp", 0, 0);
 	if (!kiwarp_wq)
 		return -ENOMEM;
+	kiwarp_down_wq = alloc_workqueue("kiwarp_down", 0, 0);
+	if (!kiwarp_down_wq) {
+		destroy_workqueue(kiwarp_wq);
+		return -ENOMEM;
+	}
 	kiwarp_debugfs_root = debugfs_create_dir("kiwarp", NULL);
 	debugfs_create_file("version", 0444, kiwarp_debugfs_root, NULL,
 			    &version_fops);
@@ -80,6 +88,7 @@ static int __init kiwarp_init(void)
 
 out_debugfs:
 	debugfs_remove_recursive(kiwarp_debugfs_root);
+	destroy_workqueue(kiwarp_down_wq);
 	destroy_workqueue(kiwarp_wq);
 	return ret;
 }
@@ -87,6 +96,7 @@ out_debugfs:
 static void __exit kiwarp_exit(void)
 {
 	kiwarp_device_exit();
+	destroy_workqueue(kiwarp_down_wq);
 	destroy_workqueue(kiwarp_wq);
 	debugfs_remove_recursive(kiwarp_debugfs_root);
 	pr_info("kiwarp: unloaded\n");

@@ -306,3 +306,149 @@ int kiwarp_mr_invalidate(struct kiwarp_dev *kdev, struct ib_pd *pd,
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(kiwarp_mr_invalidate, KIWARP_INTERNAL);
+
+/**
+ * kiwarp_cursor_init() - start walking @nsge SGEs.
+ * @c: the cursor
+ * @qp: the QP (PD and device)
+ * @sge: the SGEs (kept by the caller while the cursor lives)
+ * @nsge: their number
+ * @access: IB_ACCESS_* each SGE's STag must grant (0: local read)
+ * @remote: the STags came from the wire; STag 0 is refused
+ */
+void kiwarp_cursor_init(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			const struct ib_sge *sge, u32 nsge, int access,
+			bool remote)
+{
+	c->qp = qp;
+	c->sge = sge;
+	c->nsge = nsge;
+	c->i = 0;
+	c->off = 0;
+	c->access = access;
+	c->remote = remote;
+	c->mr = NULL;
+	c->ecode = 0;
+}
+
+/* A tagged range from the wire: @len bytes at @to under @stag */
+void kiwarp_cursor_tagged(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			  u32 stag, u64 to, u32 len, int access)
+{
+	c->one.addr = to;
+	c->one.length = len;
+	c->one.lkey = stag;
+	kiwarp_cursor_init(c, qp, &c->one, 1, access, true);
+}
+
+void kiwarp_cursor_end(struct kiwarp_cursor *c)
+{
+	if (c->mr)
+		kiwarp_mr_put(c->mr);
+	c->mr = NULL;
+}
+
+/* Enter sge[c->i]: look up and check its STag. */
+static int kiwarp_cursor_enter(struct kiwarp_cursor *c)
+{
+	const struct ib_sge *s = &c->sge[c->i];
+	int ecode;
+
+	if (!s->lkey) {
+		if (c->remote) {
+			c->ecode = RDMAP_ECODE_INVALID_STAG;
+			return -EACCES;
+		}
+		return 0;
+	}
+	c->mr = kiwarp_mr_get(c->qp->kdev, s->lkey);
+	if (!c->mr) {
+		c->ecode = RDMAP_ECODE_INVALID_STAG;
+		return -EACCES;
+	}
+	ecode = kiwarp_mr_check(c->mr, c->qp->ibqp.pd, c->access, s->addr,
+				s->length);
+	if (ecode) {
+		c->ecode = ecode;
+		kiwarp_cursor_end(c);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/**
+ * kiwarp_cursor_piece() - the next contiguous piece of at most @max bytes.
+ * @c: the cursor
+ * @max: bytes wanted (> 0)
+ * @kva: set to the piece's kernel address
+ * @len: set to its length (1 .. @max)
+ *
+ * Return: 0, -ENOENT when the SGEs are used up, -EACCES on a protection
+ * error (@c->ecode says which), -EFAULT when a page list is too short.
+ */
+int kiwarp_cursor_piece(struct kiwarp_cursor *c, u32 max, void **kva,
+			u32 *len)
+{
+	const struct ib_sge *s;
+	u32 contig, left;
+	void *p;
+
+	for (;;) {
+		if (c->i >= c->nsge)
+			return -ENOENT;
+		s = &c->sge[c->i];
+		if (c->off < s->length)
+			break;
+		kiwarp_cursor_end(c);
+		c->i++;
+		c->off = 0;
+	}
+	if (!c->off && !c->mr && s->lkey) {
+		int ret = kiwarp_cursor_enter(c);
+
+		if (ret)
+			return ret;
+	} else if (!c->off && !s->lkey && c->remote) {
+		c->ecode = RDMAP_ECODE_INVALID_STAG;
+		return -EACCES;
+	}
+	left = min(s->length - c->off, max);
+	if (c->mr) {
+		p = kiwarp_mr_kva(c->mr, s->addr + c->off, &contig);
+		if (!p)
+			return -EFAULT;
+		left = min(left, contig);
+	} else {
+		p = (void *)(uintptr_t)(s->addr + c->off);
+	}
+	*kva = p;
+	*len = left;
+	c->off += left;
+	return 0;
+}
+
+/**
+ * kiwarp_sges_check() - check local SGEs before using them.
+ * @qp: the QP
+ * @sge: the SGEs
+ * @nsge: their number
+ * @access: IB_ACCESS_LOCAL_WRITE for receive buffers, 0 to read
+ *
+ * Return: 0 or -EACCES.
+ */
+int kiwarp_sges_check(struct kiwarp_qp *qp, const struct ib_sge *sge,
+		      u32 nsge, int access)
+{
+	struct kiwarp_cursor c;
+	u32 i;
+
+	for (i = 0; i < nsge; i++) {
+		if (!sge[i].lkey)
+			continue;
+		kiwarp_cursor_init(&c, qp, &sge[i], 1, access, false);
+		if (kiwarp_cursor_enter(&c))
+			return -EACCES;
+		kiwarp_cursor_end(&c);
+	}
+	return 0;
+}

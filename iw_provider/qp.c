@@ -95,11 +95,15 @@ void kiwarp_qp_put(struct kiwarp_qp *qp)
 	kref_put(&qp->ref, kiwarp_qp_release);
 }
 
-/* Queue one of the QP's works; a queued work holds a QP reference. */
+/*
+ * Queue one of the QP's works; a queued work holds a QP reference. The
+ * teardown goes to its own workqueue: it waits for the others.
+ */
 void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
 {
 	kiwarp_qp_get(qp);
-	if (!queue_work(kiwarp_wq, work))
+	if (!queue_work(work == &qp->down_work ? kiwarp_down_wq : kiwarp_wq,
+			work))
 		kiwarp_qp_put(qp);
 }
 
@@ -518,6 +522,7 @@ static int kiwarp_copy_swr(struct kiwarp_qp *qp, const struct ib_send_wr *wr,
 			return -EINVAL;
 		w->remote_addr = rdma_wr(wr)->remote_addr;
 		w->rkey = rdma_wr(wr)->rkey;
+		w->byte_len = wr->sg_list[0].length;
 		break;
 	case IB_WR_REG_MR:
 		w->reg_mr = to_kmr(reg_wr(wr)->mr);

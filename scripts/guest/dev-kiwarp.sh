@@ -1,7 +1,7 @@
 #!/bin/bash
 # Developer loop for the kiwarp RNIC (not part of `make check`): the
-# test hosts, kw0, then the kiwarp KUnit suites given in $KIWARP_SUITES
-# (default: all kiwarp_* lines of kunit/SUITES), then unload.
+# test hosts, kw0, then the kiwarp verbs and interop KUnit suites, then
+# unload.
 #   scripts/run-guest.sh <ktree> build/guest-kiwarp scripts/guest/dev-kiwarp.sh
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
@@ -14,7 +14,7 @@ insmod "$MODDIR/kiwarp.ko"
 add_kiwarp_device || echo "kiwarp-dev: rdma link add failed"
 rdma link show
 show_debugfs kiwarp
-grep '^kiwarp' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
+grep '^kiwarp_\(verbs\|interop\)' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	insmod "$MODDIR/$mod.ko" || { echo "insmod $mod failed"; continue; }
 	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
 	rmmod "$mod"

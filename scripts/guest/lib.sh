@@ -104,24 +104,27 @@ show_debugfs() {
 	done
 }
 
-# The kiwarp pair: veth2 (198.51.100.1) in the root namespace carries our
-# RNIC kw0, veth3 (198.51.100.2) in namespace "b" a second siw device
-# siwC. A separate pair, because rdma_cm maps an address to the first
-# RDMA device on its netdev: kw0 must not share veth0 with siwA.
+# The kiwarp pair: veth2 (198.51.100.1) in namespace "b" carries our
+# RNIC kw0, veth3 (198.51.100.2) in the root namespace a second siw
+# device siwC. A separate pair, because rdma_cm maps an address to the
+# first RDMA device on its netdev (kw0 must not share a netdev with
+# siw). kw0 sits in "b" because siw opens its sockets in the calling
+# task's namespace (kernel tests run in the root one), while kiwarp
+# always uses its netdev's namespace.
 KW_A_ADDR=198.51.100.1
 KW_B_ADDR=198.51.100.2
 
 setup_kiwarp_hosts() {
 	ip link add veth2 type veth peer name veth3 &&
-	ip link set veth3 netns b &&
-	ip addr add "$KW_A_ADDR/24" dev veth2 &&
-	ip link set veth2 up &&
-	ip netns exec b ip addr add "$KW_B_ADDR/24" dev veth3 &&
-	ip netns exec b ip link set veth3 up &&
-	ip netns exec b rdma link add siwC type siw netdev veth3
+	ip link set veth2 netns b &&
+	ip netns exec b ip addr add "$KW_A_ADDR/24" dev veth2 &&
+	ip netns exec b ip link set veth2 up &&
+	ip addr add "$KW_B_ADDR/24" dev veth3 &&
+	ip link set veth3 up &&
+	rdma link add siwC type siw netdev veth3
 }
 
-# kw0 on veth2; kiwarp.ko must be loaded.
+# kw0 on veth2 in namespace b; kiwarp.ko must be loaded.
 add_kiwarp_device() {
-	rdma link add kw0 type kiwarp netdev veth2
+	ip netns exec b rdma link add kw0 type kiwarp netdev veth2
 }
