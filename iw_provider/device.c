@@ -47,7 +47,7 @@ static int kiwarp_query_device(struct ib_device *ibdev,
 	attr->max_qp = KIWARP_MAX_QP;
 	attr->max_qp_wr = KIWARP_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
-	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = KIWARP_MAX_SGE;
 	attr->max_recv_sge = KIWARP_MAX_SGE;
 	attr->max_sge_rd = KIWARP_MAX_SGE_RD;

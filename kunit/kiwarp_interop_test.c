@@ -14,6 +14,8 @@
  *   interop_siw_ours_rdma_cm   siw listens, kiwarp connects
  *   interop_ours_siw_rdma_cm   kiwarp listens, siw connects
  *   ..._crc                    the same with MPA CRC asked by kiwarp
+ *   ours_ours_rdma_cm[_crc]    kw2 (veth5, 203.0.113.2, "b") and kw1
+ *                              (veth4, 203.0.113.1, root) both ways
  */
 
 #include <kunit/test.h>
@@ -311,14 +313,46 @@ static bool exercise(struct kunit *test, struct ep *a, struct ep *b, u8 seed)
 	return true;
 }
 
-/*
- * One connection: the listener on @srv_ip in @srv_net, the client from
- * @cli_net. @ours_listens says which side is kiwarp.
- */
-static void interop_run(struct kunit *test, bool ours_listens, bool crc)
+/* One side of a test connection */
+struct side {
+	const char *dev;	/* expected RDMA device */
+	const char *ip;		/* its address (the listener's matters) */
+	const char *netdev;	/* a netdev of its namespace, NULL: root */
+};
+
+static bool is_ours(struct ep *e)
 {
-	struct net *ours_net = find_net(OURS_NETDEV);
-	struct net *srv_net, *cli_net;
+	return e->dev && e->dev->ops.driver_id == RDMA_DRIVER_UNKNOWN;
+}
+
+static void check_ours(struct kunit *test, struct ep *e, bool crc)
+{
+	struct kiwarp_qp *qp;
+
+	if (!is_ours(e) || !e->id || !e->id->qp)
+		return;
+	qp = to_kqp(e->id->qp);
+	KUNIT_EXPECT_EQ(test, qp->crc, crc);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(qp), KIWARP_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, qp->mpa_rev, MPA_REVISION_2);
+	KUNIT_EXPECT_GT(test, qp->stats.rx_fpdus, 6ULL);
+	KUNIT_EXPECT_EQ(test, qp->stats.terms_sent, 0U);
+	KUNIT_EXPECT_EQ(test, qp->stats.terms_rcvd, 0U);
+}
+
+static struct net *side_net(const struct side *s)
+{
+	return s->netdev ? find_net(s->netdev) : get_net(&init_net);
+}
+
+/*
+ * One connection: @srv listens, @cli connects; kiwarp asks for CRC if
+ * @crc. Both sides then exercise each other.
+ */
+static void interop_run(struct kunit *test, const struct side *sside,
+			const struct side *cside, bool crc)
+{
+	struct net *srv_net = side_net(sside), *cli_net = side_net(cside);
 	struct rdma_conn_param cp = {
 		.initiator_depth = 4, .responder_resources = 4,
 		.retry_count = 7,
@@ -326,26 +360,24 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 	struct cm_ctx sctx, cctx;
 	struct rdma_cm_id *lid = NULL, *cid = NULL;
 	struct sockaddr_in saddr;
-	struct ep *srv, *cli, *ours;
-	const char *srv_ip;
+	struct ep *srv, *cli;
 	bool old_crc = kiwarp_mpa_crc;
-	u16 port = 18515 + ours_listens * 2 + crc;
+	static u16 port = 18515;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, ours_net, "no netns with " OURS_NETDEV);
 	srv = kunit_kzalloc(test, sizeof(*srv), GFP_KERNEL);
 	cli = kunit_kzalloc(test, sizeof(*cli), GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, srv && cli);
-	srv->test = test;
-	cli->test = test;
-	srv_net = ours_listens ? ours_net : &init_net;
-	cli_net = ours_listens ? &init_net : ours_net;
-	srv_ip = ours_listens ? OURS_ADDR : SIW_ADDR;
-	ours = ours_listens ? srv : cli;
 	init_waitqueue_head(&sctx.wq);
 	init_waitqueue_head(&cctx.wq);
 	sctx.events = 0;
 	cctx.events = 0;
 	sctx.child = NULL;
+	if (!srv_net || !cli_net || !srv || !cli) {
+		KUNIT_FAIL(test, "no namespace for %s/%s or no memory",
+			   sside->netdev, cside->netdev);
+		goto out;
+	}
+	srv->test = test;
+	cli->test = test;
 	WRITE_ONCE(kiwarp_mpa_crc, crc);
 
 	lid = rdma_create_id(srv_net, cm_handler, &sctx, RDMA_PS_TCP,
@@ -355,10 +387,10 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 		lid = NULL;
 		goto out;
 	}
-	make_addr(&saddr, srv_ip, port);
+	make_addr(&saddr, sside->ip, port++);
 	if (rdma_bind_addr(lid, (struct sockaddr *)&saddr) ||
 	    rdma_listen(lid, 4)) {
-		KUNIT_FAIL(test, "bind/listen on %s", srv_ip);
+		KUNIT_FAIL(test, "bind/listen on %s", sside->ip);
 		goto out;
 	}
 
@@ -377,8 +409,7 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 			   cctx.events);
 		goto out;
 	}
-	KUNIT_EXPECT_STREQ(test, dev_name(&cid->device->dev),
-			   ours_listens ? "siwC" : "kw0");
+	KUNIT_EXPECT_STREQ(test, dev_name(&cid->device->dev), cside->dev);
 	if (ep_setup(cli, cid)) {
 		KUNIT_FAIL(test, "client setup");
 		goto out;
@@ -390,7 +421,7 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 		goto out;
 	}
 	KUNIT_EXPECT_STREQ(test, dev_name(&sctx.child->device->dev),
-			   ours_listens ? "kw0" : "siwC");
+			   sside->dev);
 	if (ep_setup(srv, sctx.child)) {
 		KUNIT_FAIL(test, "server setup");
 		goto out;
@@ -404,9 +435,6 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 			   cctx.events, sctx.events);
 		goto out;
 	}
-	KUNIT_EXPECT_EQ(test, to_kqp(ours->id->qp)->crc, crc);
-	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(to_kqp(ours->id->qp)),
-			KIWARP_QPS_RTS);
 
 	if (!ep_publish(cli) || !ep_publish(srv) ||
 	    !ep_wait(cli, WR_RINFO) || !ep_wait(srv, WR_RINFO)) {
@@ -417,43 +445,63 @@ static void interop_run(struct kunit *test, bool ours_listens, bool crc)
 		KUNIT_FAIL(test, "data transfer");
 		goto out;
 	}
-	KUNIT_EXPECT_GT(test, to_kqp(ours->id->qp)->stats.rx_fpdus, 6ULL);
-	KUNIT_EXPECT_EQ(test, to_kqp(ours->id->qp)->stats.terms_sent, 0U);
+	check_ours(test, cli, crc);
+	check_ours(test, srv, crc);
 
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(cid), 0);
 	KUNIT_EXPECT_TRUE(test, cm_wait(&cctx, RDMA_CM_EVENT_DISCONNECTED));
 	KUNIT_EXPECT_TRUE(test, cm_wait(&sctx, RDMA_CM_EVENT_DISCONNECTED));
 out:
 	WRITE_ONCE(kiwarp_mpa_crc, old_crc);
-	ep_teardown(cli);
-	ep_teardown(srv);
+	if (cli)
+		ep_teardown(cli);
+	if (srv)
+		ep_teardown(srv);
 	if (sctx.child)
 		rdma_destroy_id(sctx.child);
 	if (cid)
 		rdma_destroy_id(cid);
 	if (lid)
 		rdma_destroy_id(lid);
-	put_net(ours_net);
+	if (srv_net)
+		put_net(srv_net);
+	if (cli_net)
+		put_net(cli_net);
 }
+
+static const struct side ours_b = { "kw0", OURS_ADDR, OURS_NETDEV };
+static const struct side siw_root = { "siwC", SIW_ADDR, NULL };
+static const struct side kw1_root = { "kw1", "203.0.113.1", NULL };
+static const struct side kw2_b = { "kw2", "203.0.113.2", "veth5" };
 
 static void interop_siw_ours_rdma_cm(struct kunit *test)
 {
-	interop_run(test, false, false);
+	interop_run(test, &siw_root, &ours_b, false);
 }
 
 static void interop_ours_siw_rdma_cm(struct kunit *test)
 {
-	interop_run(test, true, false);
+	interop_run(test, &ours_b, &siw_root, false);
 }
 
 static void interop_siw_ours_rdma_cm_crc(struct kunit *test)
 {
-	interop_run(test, false, true);
+	interop_run(test, &siw_root, &ours_b, true);
 }
 
 static void interop_ours_siw_rdma_cm_crc(struct kunit *test)
 {
-	interop_run(test, true, true);
+	interop_run(test, &ours_b, &siw_root, true);
+}
+
+static void ours_ours_rdma_cm(struct kunit *test)
+{
+	interop_run(test, &kw2_b, &kw1_root, false);
+}
+
+static void ours_ours_rdma_cm_crc(struct kunit *test)
+{
+	interop_run(test, &kw1_root, &kw2_b, true);
 }
 
 static struct kunit_case kiwarp_interop_cases[] = {
@@ -461,6 +509,8 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(interop_ours_siw_rdma_cm),
 	KUNIT_CASE(interop_siw_ours_rdma_cm_crc),
 	KUNIT_CASE(interop_ours_siw_rdma_cm_crc),
+	KUNIT_CASE(ours_ours_rdma_cm),
+	KUNIT_CASE(ours_ours_rdma_cm_crc),
 	{}
 };
 

@@ -14,6 +14,7 @@ insmod "$MODDIR/kiwarp.ko"
 add_kiwarp_device || echo "kiwarp-dev: rdma link add failed"
 rdma link show
 show_debugfs kiwarp
+kiwarp_device_suite
 grep '^kiwarp_\(verbs\|interop\|wire\)' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	insmod "$MODDIR/$mod.ko" || { echo "insmod $mod failed"; continue; }
 	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"

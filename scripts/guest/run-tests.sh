@@ -66,9 +66,12 @@ ktap_end
 # --- KUnit suites, one module each (kunit/SUITES) ------------------------
 insmod "$MODDIR/kdapl.ko"
 insmod "$MODDIR/kiwarp.ko"
-# kw0 on veth2 (lib.sh): the kiwarp suites use it; kiwarp is unloaded
-# below with kw0 still there (module exit removes it).
-add_kiwarp_device || echo "kdapl-guest: rdma link add kw0 failed"
+# kw0, kw1, kw2 (lib.sh): the kiwarp suites use them; kiwarp is unloaded
+# below with the devices still there (module exit removes them).
+add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+
+# --- kiwarp_device: link add/delete, netdev removal, unload ------------
+kiwarp_device_suite
 grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	[ -n "$mod" ] || continue
 	if ! insmod "$MODDIR/$mod.ko"; then
