@@ -2,45 +2,103 @@
 /*
  * kiwarp: a software iWARP RNIC (MPA/DDP/RDMAP over kernel TCP sockets).
  *
- * Module init and exit and the provider's debugfs root. The protocol
- * codecs live in proto/ (kernel-independent, shared with the host tests).
+ * Module init and exit, module parameters, the provider's workqueue and
+ * debugfs root. The protocol codecs live in proto/ (kernel-independent,
+ * shared with the host tests); Documentation/iw_provider.rst describes
+ * the whole provider.
  *
- * debugfs layout (see Documentation/architecture.rst):
+ * debugfs layout:
  *   /sys/kernel/debug/kiwarp/
- *     version   module version and the MPA revisions it speaks
+ *     version        module version and the MPA revisions it speaks
+ *     <device>/      one directory per RNIC (device.c)
  */
 
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/cpumask.h>
+#include <rdma/rdma_netlink.h>
 
-#include "mpa.h"
+#include "kiwarp.h"
 
-#define KIWARP_VERSION "0.1"
+bool kiwarp_mpa_crc;
+module_param_named(mpa_crc, kiwarp_mpa_crc, bool, 0644);
+MODULE_PARM_DESC(mpa_crc, "request MPA CRC32c on new connections (default off, like siw)");
+EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
+
+/* Connection, TX and RX works; destroyed after the devices */
+struct workqueue_struct *kiwarp_wq;
+/* Connection teardown, which waits for the works on kiwarp_wq */
+struct workqueue_struct *kiwarp_down_wq;
 
 /* /sys/kernel/debug/kiwarp: created at init, removed at exit. */
-static struct dentry *kiwarp_debugfs;
+struct dentry *kiwarp_debugfs_root;
+
+/**
+ * kiwarp_cpu_of_vector() - the CPU serving completion vector @vector.
+ * @vector: 0 .. num_comp_vectors - 1 (taken modulo the online CPUs)
+ *
+ * Vector n belongs to the n-th online CPU at the time of the call.
+ */
+int kiwarp_cpu_of_vector(int vector)
+{
+	unsigned int n = num_online_cpus();
+	int cpu;
+
+	if (!n || vector < 0)
+		return cpumask_first(cpu_online_mask);
+	vector %= n;
+	for_each_online_cpu(cpu) {
+		if (!vector--)
+			return cpu;
+	}
+	return cpumask_first(cpu_online_mask);
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_cpu_of_vector, KIWARP_INTERNAL);
 
 static int version_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "kiwarp %s MPA rev 1,2 max private data %u\n",
-		   KIWARP_VERSION, MPA_MAX_PRIVDATA);
+	seq_printf(m, "kiwarp %s MPA rev 1,2 max private data %u crc %s\n",
+		   KIWARP_VERSION, MPA_MAX_PRIVDATA,
+		   kiwarp_mpa_crc ? "on" : "off");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);
 
 static int __init kiwarp_init(void)
 {
-	kiwarp_debugfs = debugfs_create_dir("kiwarp", NULL);
-	debugfs_create_file("version", 0444, kiwarp_debugfs, NULL,
+	int ret;
+
+	kiwarp_wq = alloc_workqueue("kiwarp", 0, 0);
+	if (!kiwarp_wq)
+		return -ENOMEM;
+	kiwarp_down_wq = alloc_workqueue("kiwarp_down", 0, 0);
+	if (!kiwarp_down_wq) {
+		destroy_workqueue(kiwarp_wq);
+		return -ENOMEM;
+	}
+	kiwarp_debugfs_root = debugfs_create_dir("kiwarp", NULL);
+	debugfs_create_file("version", 0444, kiwarp_debugfs_root, NULL,
 			    &version_fops);
+	ret = kiwarp_device_init();
+	if (ret)
+		goto out_debugfs;
 	pr_info("kiwarp: software iWARP RNIC loaded\n");
 	return 0;
+
+out_debugfs:
+	debugfs_remove_recursive(kiwarp_debugfs_root);
+	destroy_workqueue(kiwarp_down_wq);
+	destroy_workqueue(kiwarp_wq);
+	return ret;
 }
 
 static void __exit kiwarp_exit(void)
 {
-	debugfs_remove_recursive(kiwarp_debugfs);
+	kiwarp_device_exit();
+	destroy_workqueue(kiwarp_down_wq);
+	destroy_workqueue(kiwarp_wq);
+	debugfs_remove_recursive(kiwarp_debugfs_root);
 	pr_info("kiwarp: unloaded\n");
 }
 
@@ -50,3 +108,4 @@ module_exit(kiwarp_exit);
 MODULE_DESCRIPTION("Software iWARP RNIC over kernel TCP sockets");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(KIWARP_VERSION);
+MODULE_ALIAS_RDMA_LINK("kiwarp");

@@ -110,3 +110,85 @@ show_debugfs() {
 		printf '%s: %s\n' "$f" "$(head -n 1 "$f" 2>/dev/null)"
 	done
 }
+
+# The kiwarp pair: veth2 (198.51.100.1) in namespace "b" carries our
+# RNIC kw0, veth3 (198.51.100.2) in the root namespace a second siw
+# device siwC. A separate pair, because rdma_cm maps an address to the
+# first RDMA device on its netdev (kw0 must not share a netdev with
+# siw). kw0 sits in "b" because siw opens its sockets in the calling
+# task's namespace (kernel tests run in the root one), while kiwarp
+# always uses its netdev's namespace.
+KW_A_ADDR=198.51.100.1
+KW_B_ADDR=198.51.100.2
+
+setup_kiwarp_hosts() {
+	ip link add veth2 type veth peer name veth3 &&
+	ip link set veth2 netns b &&
+	ip netns exec b ip addr add "$KW_A_ADDR/24" dev veth2 &&
+	ip netns exec b ip link set veth2 up &&
+	ip addr add "$KW_B_ADDR/24" dev veth3 &&
+	ip link set veth3 up &&
+	rdma link add siwC type siw netdev veth3 &&
+	setup_kiwarp_pair
+}
+
+# A third pair for kiwarp against kiwarp: veth4 (203.0.113.1, root
+# namespace, kw1) and veth5 (203.0.113.2, namespace b, kw2).
+KW1_ADDR=203.0.113.1
+KW2_ADDR=203.0.113.2
+
+setup_kiwarp_pair() {
+	ip link add veth4 type veth peer name veth5 &&
+	ip link set veth5 netns b &&
+	ip addr add "$KW1_ADDR/24" dev veth4 &&
+	ip link set veth4 up &&
+	ip netns exec b ip addr add "$KW2_ADDR/24" dev veth5 &&
+	ip netns exec b ip link set veth5 up
+}
+
+# kw0 on veth2 in namespace b, kw1 on veth4, kw2 on veth5 in b;
+# kiwarp.ko must be loaded.
+add_kiwarp_device() {
+	ip netns exec b rdma link add kw0 type kiwarp netdev veth2 &&
+	rdma link add kw1 type kiwarp netdev veth4 &&
+	ip netns exec b rdma link add kw2 type kiwarp netdev veth5
+}
+
+# kiwarp device lifetime checks (suite kiwarp_device); vk0/vk1 is a
+# scratch veth pair.
+kw_link_add_delete() {
+	ip link add vk0 type veth peer name vk1 &&
+	rdma link add kwt type kiwarp netdev vk0 &&
+	[ -d /sys/kernel/debug/kiwarp/kwt ] &&
+	rdma link show | grep -q '^link kwt/1 ' &&
+	rdma link delete kwt &&
+	! rdma link show | grep -q '^link kwt/' &&
+	[ ! -e /sys/kernel/debug/kiwarp/kwt ]
+}
+kw_netdev_removal() {
+	rdma link add kwt type kiwarp netdev vk0 &&
+	ip link del vk0 &&
+	sleep 1 &&
+	! rdma link show | grep -q '^link kwt/'
+}
+kw_duplicate() {
+	! rdma link add kwdup type kiwarp netdev veth4 2>/dev/null &&
+	! rdma link add kwlo type kiwarp netdev lo 2>/dev/null
+}
+kw_unload_reload() {
+	rmmod kiwarp &&
+	! rdma link show | grep -q '^link kw' &&
+	[ ! -e /sys/kernel/debug/kiwarp ] &&
+	insmod "$MODDIR/kiwarp.ko" &&
+	add_kiwarp_device
+}
+
+# Suite kiwarp_device: devices come and go through every path.
+kiwarp_device_suite() {
+	ktap_suite kiwarp_device 4
+	ktap_check link_add_delete kw_link_add_delete
+	ktap_check removed_with_netdev kw_netdev_removal
+	ktap_check duplicate_or_loopback_refused kw_duplicate
+	ktap_check unload_with_devices_and_reload kw_unload_reload
+	ktap_end
+}

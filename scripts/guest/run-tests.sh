@@ -9,8 +9,9 @@ guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
 
 # --- guest_env: the two test hosts and siw between them ----------------
-ktap_suite guest_env 4
+ktap_suite guest_env 5
 ktap_check test_hosts_created setup_test_hosts
+ktap_check kiwarp_hosts_created setup_kiwarp_hosts
 ktap_check ping_a_to_b ping -c 1 -W 5 "$HOST_B_ADDR"
 ktap_check siw_devices sh -c 'rdma link show | grep -q siwA &&
 	rdma link show | grep -q siwB'
@@ -74,6 +75,13 @@ ktap_check debugfs_shows_live_eps sh -c \
 ktap_check demo_unloads_without_eps sh -c 'busybox rmmod kdapl_demo &&
 	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]'
 ktap_end
+
+# kw0, kw1, kw2 (lib.sh): the kiwarp suites use them; kiwarp is unloaded
+# below with the devices still there (module exit removes them).
+add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+
+# --- kiwarp_device: link add/delete, netdev removal, unload ------------
+kiwarp_device_suite
 grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
 	[ -n "$mod" ] || continue
 	if ! insmod "$MODDIR/$mod.ko"; then

@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: the iw_cm glue - TCP connections and MPA connection setup.
+ *
+ * Sockets are kernel TCP sockets in the netdev's network namespace,
+ * IPv4 only, Nagle off (TCP_NODELAY), other options left as they are.
+ *
+ * Active side (iw_connect): a connection endpoint (struct kiwarp_cep)
+ * is set up in a work: bind to the cm_id's local address, connect, send
+ * the MPA Request, read the Reply, bind the socket to the QP (RTS) and
+ * report IW_CM_EVENT_CONNECT_REPLY - exactly once, with an error status
+ * on any failure (a reject gives -ECONNREFUSED with its private data).
+ *
+ * Passive side (iw_create_listen): one listening socket per IPv4 address
+ * of the netdev (a wildcard listen never takes connections for other
+ * devices' addresses; a netdev without address listens nowhere).
+ * Accepted sockets become ceps; a work reads the MPA Request, answers
+ * markers or impossible RFC 6581 requests with an MPA reject and
+ * otherwise reports IW_CM_EVENT_CONNECT_REQUEST (provider_data = cep).
+ * iw_accept sends the Reply, binds the QP and reports ESTABLISHED;
+ * iw_reject sends a reject Reply.
+ *
+ * MPA: revision 2 with the RFC 6581 IRD/ORD block (E flag), as siw does
+ * by default; revision 1 peers are served; no peer-to-peer RTR (a P
+ * request is rejected, siw does not send one by default). CRC is used
+ * when either side asks (module parameter mpa_crc for our side).
+ *
+ * After setup the QP owns the socket and the cm_id reference; its
+ * teardown (kiwarp_qp_down_work) reports IW_CM_EVENT_DISCONNECT (peer
+ * closed first) and IW_CM_EVENT_CLOSE, then drops the cm_id.
+ */
+
+#include <linux/slab.h>
+#include <linux/inetdevice.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
+#include "kiwarp.h"
+
+#define KIWARP_CM_TIMEOUT	(10 * HZ)
+#define KIWARP_LISTEN_ADDRS	4
+#define KIWARP_MPA_BUF		(MPA_RR_HDR_LEN + MPA_MAX_PRIVDATA)
+
+/*
+ * struct kiwarp_listen - a listening iw_cm_id.
+ *
+ * Owner: the cm_id (provider_data) from create_listen to destroy_listen;
+ * @ref: one for the cm_id, one per cep it accepted. @lock protects
+ * @closing and @pending; @socks are fixed after create_listen and
+ * released by destroy_listen after the accept work is cancelled.
+ * Holds an iw_cm_id reference (add_ref) until destroy_listen.
+ */
+struct kiwarp_listen {
+	struct kref ref;
+	struct kiwarp_dev *kdev;
+	struct iw_cm_id *cm_id;
+	struct mutex lock;		/* closing, pending */
+	bool closing;
+	struct list_head pending;	/* ceps not yet accepted/rejected */
+	struct socket *socks[KIWARP_LISTEN_ADDRS];
+	int nsocks;
+	void (*orig_data_ready)(struct sock *sk);
+	struct work_struct accept_work;
+};
+
+enum kiwarp_cep_state {
+	KIWARP_CEP_SETUP,	/* handshake work running */
+	KIWARP_CEP_OFFERED,	/* CONNECT_REQUEST reported, awaiting ULP */
+	KIWARP_CEP_DONE,	/* accepted, rejected or failed */
+};
+
+/*
+ * struct kiwarp_cep - one TCP connection during MPA setup.
+ *
+ * @ref: the setup work's, the listener's pending list's, and the one
+ * handed to iw_cm with CONNECT_REQUEST (dropped by accept/reject).
+ * @lock protects @state and @sock (released or handed to the QP when
+ * the state becomes DONE). Active side: @cm_id and @qp referenced
+ * (add_ref, kiwarp_qp_get) until CONNECT_REPLY is reported.
+ */
+struct kiwarp_cep {
+	struct kref ref;
+	struct kiwarp_dev *kdev;
+	struct mutex lock;		/* state, sock */
+	enum kiwarp_cep_state state;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;
+	struct kiwarp_qp *qp;
+	struct kiwarp_listen *listen;	/* passive: ref held */
+	struct list_head entry;		/* listen->pending */
+	struct work_struct work;
+	struct mpa_frame_info req;	/* passive: the request */
+	struct mpa_frame_info rep;	/* passive: negotiated reply */
+	u32 ird;			/* active: asked by the ULP */
+	u32 ord;
+	u16 pd_len;			/* active: our private data */
+	u8 buf[KIWARP_MPA_BUF];		/* MPA frame in or out */
+};
+
+static void kiwarp_listen_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct kiwarp_listen, ref));
+}
+
+static void kiwarp_cep_free(struct kref *ref)
+{
+	struct kiwarp_cep *cep = container_of(ref, struct kiwarp_cep, ref);
+
+	if (cep->sock)
+		sock_release(cep->sock);
+	if (cep->listen)
+		kref_put(&cep->listen->ref, kiwarp_listen_free);
+	kfree(cep);
+}
+
+static void kiwarp_cep_put(struct kiwarp_cep *cep)
+{
+	kref_put(&cep->ref, kiwarp_cep_free);
+}
+
+static struct kiwarp_cep *kiwarp_cep_new(struct kiwarp_dev *kdev)
+{
+	struct kiwarp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	mutex_init(&cep->lock);
+	INIT_LIST_HEAD(&cep->entry);
+	cep->kdev = kdev;
+	return cep;
+}
+
+static void kiwarp_listen_put(struct kiwarp_listen *l)
+{
+	kref_put(&l->ref, kiwarp_listen_free);
+}
+
+static void kiwarp_sock_tune(struct socket *sock)
+{
+	tcp_sock_set_nodelay(sock->sk);
+	sock->sk->sk_rcvtimeo = KIWARP_CM_TIMEOUT;
+	sock->sk->sk_sndtimeo = KIWARP_CM_TIMEOUT;
+}
+
+static int kiwarp_send_all(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+
+	if (ret < 0)
+		return ret;
+	return ret == len ? 0 : -EIO;
+}
+
+static int kiwarp_recv_all(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_WAITALL);
+	if (ret < 0)
+		return ret;
+	return ret == len ? 0 : -ECONNRESET;
+}
+
+/*
+ * Read one MPA Request/Reply into @buf: header and PD_Length bytes.
+ * On return @fi is decoded (v2 block included) and *@ulp_pd points at
+ * the ULP private data of fi->pd_len bytes.
+ */
+static int kiwarp_mpa_recv(struct socket *sock, u8 *buf,
+			   enum mpa_frame_kind kind, struct mpa_frame_info *fi,
+			   u8 **ulp_pd)
+{
+	u16 total;
+	int ret;
+
+	ret = kiwarp_recv_all(sock, buf, MPA_RR_HDR_LEN);
+	if (ret)
+		return ret;
+	fi->kind = kind;
+	ret = mpa_frame_decode_header(buf, MPA_RR_HDR_LEN, fi, &total);
+	if (ret)
+		return ret;
+	ret = kiwarp_recv_all(sock, buf + MPA_RR_HDR_LEN, total);
+	if (ret)
+		return ret;
+	*ulp_pd = buf + MPA_RR_HDR_LEN;
+	if (fi->v2_enhanced) {
+		ret = mpa_frame_decode_v2(*ulp_pd, total, fi);
+		if (ret)
+			return ret;
+		*ulp_pd += MPA_V2_BLOCK_LEN;
+	}
+	return 0;
+}
+
+static int kiwarp_mpa_send(struct socket *sock, u8 *buf,
+			   const struct mpa_frame_info *fi, const void *pd,
+			   u16 pd_len)
+{
+	int len = mpa_frame_encode(fi, pd, pd_len, buf, KIWARP_MPA_BUF);
+
+	if (len < 0)
+		return len;
+	return kiwarp_send_all(sock, buf, len);
+}
+
+/*
+ * Report one event to iw_cm. @sock, when given, supplies the addresses
+ * (a CONNECT_REQUEST's become the new cm_id's), else the cm_id's.
+ */
+static void kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
+			    int status, const void *pd, u8 pd_len, u32 ird,
+			    u32 ord, void *provider_data, struct socket *sock)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.local_addr = id->local_addr,
+		.remote_addr = id->remote_addr,
+		.private_data = (void *)pd,
+		.private_data_len = pd_len,
+		.ird = min_t(u32, ird, U8_MAX),
+		.ord = min_t(u32, ord, U8_MAX),
+		.provider_data = provider_data,
+	};
+
+	if (sock) {
+		kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
+		kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
+	}
+	id->event_handler(id, &ev);
+}
+
+/* --- the QP's connection: socket callbacks, bind, teardown ---------- */
+
+static void kiwarp_sk_data_ready(struct sock *sk)
+{
+	struct kiwarp_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = sk->sk_user_data;
+	if (qp)
+		kiwarp_qp_queue(qp, &qp->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kiwarp_sk_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk) = NULL;
+	struct kiwarp_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = sk->sk_user_data;
+	if (qp) {
+		orig = qp->saved_state_change;
+		/* EOF or reset: the RX work finds out and tears down */
+		kiwarp_qp_queue(qp, &qp->rx_work);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (orig)
+		orig(sk);
+}
+
+/**
+ * kiwarp_qp_bind_socket() - connection set up: the QP takes the socket.
+ * @qp: a QP in IDLE
+ * @sock: the connected socket, MPA exchange done
+ * @cm_id: the connection's cm_id; the caller's add_ref passes to the QP
+ * @crc: use the MPA CRC
+ * @rev: MPA revision in use
+ * @ird: inbound RDMA Read limit
+ * @ord: outbound RDMA Read limit
+ *
+ * Context: process. Return: 0 (QP in RTS, works started) or -EINVAL
+ * when the QP is not IDLE; then nothing was taken.
+ */
+int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
+			  struct iw_cm_id *cm_id, bool crc, u8 rev,
+			  u32 ird, u32 ord)
+{
+	struct sock *sk = sock->sk;
+	unsigned long flags;
+	int ret, i;
+
+	mutex_lock(&qp->conn_lock);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	ret = -EINVAL;
+	if (qp->state == KIWARP_QPS_IDLE && !qp->sock)
+		ret = 0;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (ret)
+		goto out;
+
+	qp->sock = sock;
+	qp->cm_id = cm_id;
+	qp->crc = crc;
+	qp->mpa_rev = rev;
+	qp->ird = min_t(u32, ird, qp->irq_size);
+	qp->ord = min_t(u32, ord, qp->orq_size);
+	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128);
+	qp->fin_sent = false;
+	qp->peer_closed = false;
+	memset(&qp->rx, 0, sizeof(qp->rx));
+	for (i = 0; i < DDP_QN_COUNT; i++) {
+		qp->rx.msn[i] = 1;
+		qp->send_msn[i] = 1;
+	}
+	kernel_getsockname(sock, (struct sockaddr *)&qp->laddr);
+	kernel_getpeername(sock, (struct sockaddr *)&qp->raddr);
+	sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	sk->sk_sndtimeo = MAX_SCHEDULE_TIMEOUT;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	qp->saved_data_ready = sk->sk_data_ready;
+	qp->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = qp;
+	sk->sk_data_ready = kiwarp_sk_data_ready;
+	sk->sk_state_change = kiwarp_sk_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_RTS);
+	qp->conn_up = true;
+	qp->down_queued = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+out:
+	mutex_unlock(&qp->conn_lock);
+	if (!ret) {
+		/* data that came with or right after the MPA frames */
+		kiwarp_qp_queue(qp, &qp->rx_work);
+		kiwarp_qp_kick_tx(qp);
+	}
+	return ret;
+}
+
+/**
+ * kiwarp_qp_down_work() - tear the QP's connection down.
+ * @work: qp->down_work, queued once per connection by kiwarp_qp_error()
+ *
+ * Stops the socket callbacks and both works, releases the socket,
+ * flushes the queues and reports DISCONNECT (when the peer closed
+ * first) and CLOSE to iw_cm, then drops the cm_id reference.
+ */
+void kiwarp_qp_down_work(struct work_struct *work)
+{
+	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, down_work);
+	struct iw_cm_id *cm_id;
+	struct socket *sock;
+	unsigned long flags;
+	struct sock *sk;
+
+	mutex_lock(&qp->conn_lock);
+	sock = qp->sock;
+	if (!sock) {
+		mutex_unlock(&qp->conn_lock);
+		goto out;
+	}
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = qp->saved_data_ready;
+	sk->sk_state_change = qp->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	mutex_unlock(&qp->conn_lock);
+
+	/*
+	 * RX first: no placement once the SQ (and its Reads) is flushed.
+	 * Not under conn_lock: the connect work takes it on kiwarp_wq.
+	 */
+	flush_work(&qp->rx_work);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->conn_up = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	flush_work(&qp->tx_work);
+
+	mutex_lock(&qp->conn_lock);
+	cm_id = qp->cm_id;
+	if (qp->rx.cur_live)
+		kiwarp_cursor_end(&qp->rx.cur);
+	qp->rx.cur_live = false;
+	if (qp->rx.rq_taken) {
+		struct ib_wc wc = {
+			.wr_id = qp->rx.rwqe.wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		qp->rx.rq_taken = false;
+		kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc, true);
+	}
+	qp->sock = NULL;
+	qp->cm_id = NULL;
+	mutex_unlock(&qp->conn_lock);
+	sock_release(sock);
+
+	kiwarp_qp_flush_rq(qp);
+	kiwarp_qp_kick_tx(qp);	/* flushes the SQ now that we are down */
+	if (cm_id) {
+		if (READ_ONCE(qp->peer_closed))
+			kiwarp_cm_event(cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL,
+					0, 0, 0, NULL, NULL);
+		kiwarp_cm_event(cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0, 0, 0,
+				NULL, NULL);
+		cm_id->rem_ref(cm_id);
+	}
+out:
+	kiwarp_qp_put(qp);
+}
+
+/* --- active side -------------------------------------------------- */
+
+static int kiwarp_sock_new(struct kiwarp_dev *kdev, struct socket **sock)
+{
+	return sock_create_kern(dev_net(kdev->netdev), AF_INET, SOCK_STREAM,
+				IPPROTO_TCP, sock);
+}
+
+static void kiwarp_connect_work(struct work_struct *work)
+{
+	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep, work);
+	struct iw_cm_id *id = cep->cm_id;
+	struct kiwarp_qp *qp = cep->qp;
+	struct mpa_frame_info fi = {};
+	struct socket *sock = NULL;
+	u32 ird = cep->ird, ord = cep->ord;
+	u8 *pd = NULL;
+	bool crc;
+	int ret;
+
+	ret = kiwarp_sock_new(cep->kdev, &sock);
+	if (ret)
+		goto fail;
+	kiwarp_sock_tune(sock);
+	sock_set_reuseaddr(sock->sk);
+	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr,
+			  sizeof(struct sockaddr_in));
+	if (ret)
+		goto fail;
+	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
+			     sizeof(struct sockaddr_in), 0);
+	if (ret)
+		goto fail;
+
+	fi.kind = MPA_KIND_REQUEST;
+	fi.rev = MPA_REVISION_2;
+	fi.crc = kiwarp_mpa_crc;
+	fi.v2_enhanced = true;
+	fi.ird = ird;
+	fi.ord = ord;
+	/* the private data was copied behind the frame header space */
+	ret = kiwarp_mpa_send(sock, cep->buf, &fi,
+			      cep->buf + MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN,
+			      cep->pd_len);
+	if (ret)
+		goto fail;
+	crc = fi.crc;
+	memset(&fi, 0, sizeof(fi));
+	ret = kiwarp_mpa_recv(sock, cep->buf, MPA_KIND_REPLY, &fi, &pd);
+	if (ret)
+		goto fail;
+	if (fi.reject) {
+		ret = -ECONNREFUSED;
+		goto fail;
+	}
+	if (fi.markers || fi.p2p || fi.rev > MPA_REVISION_2) {
+		ret = -ECONNREFUSED;
+		pd = NULL;
+		goto fail;
+	}
+	/* never more outstanding reads than the responder takes */
+	if (fi.v2_enhanced)
+		ord = min_t(u32, ord, fi.ird);
+	ret = kiwarp_qp_bind_socket(qp, sock, id, crc || fi.crc, fi.rev,
+				    ird, ord);
+	if (ret) {
+		pd = NULL;
+		goto fail;
+	}
+	/* the QP owns socket and cm_id reference now */
+	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, 0, pd, fi.pd_len,
+			ird, ord, NULL, sock);
+	kiwarp_qp_put(qp);
+	kiwarp_cep_put(cep);
+	return;
+
+fail:
+	ibdev_dbg(&cep->kdev->ibdev, "connect: %d\n", ret);
+	if (sock)
+		sock_release(sock);
+	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY,
+			ret == -ECONNREFUSED ? -ECONNREFUSED :
+			(ret == -EAGAIN ? -ETIMEDOUT : ret),
+			pd, pd ? fi.pd_len : 0, 0, 0, NULL, NULL);
+	id->rem_ref(id);
+	kiwarp_qp_put(qp);
+	kiwarp_cep_put(cep);
+}
+
+int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
+{
+	struct kiwarp_dev *kdev = to_kdev(id->device);
+	struct kiwarp_cep *cep;
+	struct ib_qp *ibqp;
+
+	if (id->m_local_addr.ss_family != AF_INET ||
+	    id->m_remote_addr.ss_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (p->private_data_len > MPA_MAX_PRIVDATA - MPA_V2_BLOCK_LEN)
+		return -EINVAL;
+	ibqp = kiwarp_iw_get_qp(id->device, p->qpn);
+	if (!ibqp || kiwarp_qp_state(to_kqp(ibqp)) != KIWARP_QPS_IDLE)
+		return -EINVAL;
+	cep = kiwarp_cep_new(kdev);
+	if (!cep)
+		return -ENOMEM;
+	cep->qp = to_kqp(ibqp);
+	kiwarp_qp_get(cep->qp);
+	cep->cm_id = id;
+	id->add_ref(id);
+	cep->ird = min_t(u32, p->ird, KIWARP_MAX_IRD);
+	cep->ord = min_t(u32, p->ord, KIWARP_MAX_ORD);
+	cep->pd_len = p->private_data_len;
+	if (p->private_data_len)
+		memcpy(cep->buf + MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN,
+		       p->private_data, p->private_data_len);
+	INIT_WORK(&cep->work, kiwarp_connect_work);
+	queue_work(kiwarp_wq, &cep->work);
+	return 0;
+}
+
+/* --- passive side ------------------------------------------------- */
+
+/* Local capabilities for mpa_negotiate() */
+static void kiwarp_local_pref(struct mpa_frame_info *pref)
+{
+	memset(pref, 0, sizeof(*pref));
+	pref->rev = MPA_REVISION_2;
+	pref->crc = kiwarp_mpa_crc;
+	pref->ird = KIWARP_MAX_IRD;
+	pref->ord = KIWARP_MAX_ORD;
+}
+
+/* Mark @cep DONE and drop it from its listener's pending list. */
+static void kiwarp_cep_finish(struct kiwarp_cep *cep)
+{
+	struct kiwarp_listen *l = cep->listen;
+
+	mutex_lock(&l->lock);
+	if (!list_empty(&cep->entry)) {
+		list_del_init(&cep->entry);
+		kiwarp_cep_put(cep);	/* the pending list's reference */
+	}
+	mutex_unlock(&l->lock);
+}
+
+static void kiwarp_passive_work(struct work_struct *work)
+{
+	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep, work);
+	struct kiwarp_listen *l = cep->listen;
+	struct mpa_frame_info pref;
+	u8 *pd = NULL;
+	int ret;
+
+	ret = kiwarp_mpa_recv(cep->sock, cep->buf, MPA_KIND_REQUEST,
+			      &cep->req, &pd);
+	if (ret)
+		goto drop;
+	kiwarp_local_pref(&pref);
+	ret = mpa_negotiate(&cep->req, &pref, &cep->rep);
+	if (ret) {
+		/* markers, or RTR we cannot serve: a clear MPA reject */
+		kiwarp_mpa_send(cep->sock, cep->buf, &cep->rep, NULL, 0);
+		goto drop;
+	}
+	mutex_lock(&l->lock);
+	mutex_lock(&cep->lock);
+	if (l->closing || cep->state != KIWARP_CEP_SETUP) {
+		mutex_unlock(&cep->lock);
+		mutex_unlock(&l->lock);
+		goto drop;
+	}
+	cep->state = KIWARP_CEP_OFFERED;
+	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
+	kiwarp_cm_event(l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, pd,
+			cep->req.pd_len, cep->rep.ird, cep->rep.ord, cep,
+			cep->sock);
+	mutex_unlock(&cep->lock);
+	mutex_unlock(&l->lock);
+	kiwarp_cep_put(cep);	/* the work's */
+	return;
+
+drop:
+	mutex_lock(&cep->lock);
+	cep->state = KIWARP_CEP_DONE;
+	mutex_unlock(&cep->lock);
+	kiwarp_cep_finish(cep);
+	kiwarp_cep_put(cep);
+}
+
+static void kiwarp_accept_work(struct work_struct *work)
+{
+	struct kiwarp_listen *l = container_of(work, struct kiwarp_listen,
+					       accept_work);
+	struct socket *nsock;
+	struct kiwarp_cep *cep;
+	int i;
+
+	for (i = 0; i < l->nsocks; i++) {
+		while (kernel_accept(l->socks[i], &nsock, O_NONBLOCK) == 0) {
+			cep = kiwarp_cep_new(l->kdev);
+			if (!cep) {
+				sock_release(nsock);
+				continue;
+			}
+			/* the clone inherited the listener's callback */
+			write_lock_bh(&nsock->sk->sk_callback_lock);
+			nsock->sk->sk_user_data = NULL;
+			nsock->sk->sk_data_ready = l->orig_data_ready;
+			write_unlock_bh(&nsock->sk->sk_callback_lock);
+			kiwarp_sock_tune(nsock);
+			cep->sock = nsock;
+			cep->listen = l;
+			kref_get(&l->ref);
+			mutex_lock(&l->lock);
+			if (l->closing) {
+				mutex_unlock(&l->lock);
+				kiwarp_listen_put(l);
+				cep->listen = NULL;
+				kiwarp_cep_put(cep);
+				continue;
+			}
+			list_add_tail(&cep->entry, &l->pending);
+			kref_get(&cep->ref);	/* the list's */
+			mutex_unlock(&l->lock);
+			INIT_WORK(&cep->work, kiwarp_passive_work);
+			queue_work(kiwarp_wq, &cep->work);
+		}
+	}
+}
+
+static void kiwarp_listen_data_ready(struct sock *sk)
+{
+	struct kiwarp_listen *l;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	l = sk->sk_user_data;
+	if (l)
+		queue_work(kiwarp_wq, &l->accept_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static int kiwarp_listen_on(struct kiwarp_listen *l, __be32 addr,
+			    __be16 port, int backlog)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = addr,
+		.sin_port = port,
+	};
+	struct socket *sock;
+	struct sock *sk;
+	int ret;
+
+	if (l->nsocks >= KIWARP_LISTEN_ADDRS)
+		return -ENOSPC;
+	ret = kiwarp_sock_new(l->kdev, &sock);
+	if (ret)
+		return ret;
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	if (!ret)
+		ret = kernel_listen(sock, backlog);
+	if (ret) {
+		sock_release(sock);
+		return ret;
+	}
+	write_lock_bh(&sk->sk_callback_lock);
+	l->orig_data_ready = sk->sk_data_ready;
+	sk->sk_user_data = l;
+	sk->sk_data_ready = kiwarp_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	l->socks[l->nsocks++] = sock;
+	return 0;
+}
+
+static void kiwarp_listen_close(struct kiwarp_listen *l)
+{
+	int i;
+
+	for (i = 0; i < l->nsocks; i++) {
+		struct sock *sk = l->socks[i]->sk;
+
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = l->orig_data_ready;
+		write_unlock_bh(&sk->sk_callback_lock);
+	}
+	cancel_work_sync(&l->accept_work);
+	for (i = 0; i < l->nsocks; i++)
+		sock_release(l->socks[i]);
+	l->nsocks = 0;
+}
+
+int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct kiwarp_dev *kdev = to_kdev(id->device);
+	struct sockaddr_storage *ss = &id->m_local_addr;
+	__be32 addrs[KIWARP_LISTEN_ADDRS];
+	struct kiwarp_listen *l;
+	struct in_device *idev;
+	const struct in_ifaddr *ifa;
+	bool wildcard;
+	__be16 port;
+	int n = 0, i, ret = 0;
+
+	if (ss->ss_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		port = sin->sin_port;
+		wildcard = sin->sin_addr.s_addr == htonl(INADDR_ANY);
+		if (!wildcard)
+			addrs[n++] = sin->sin_addr.s_addr;
+	} else if (ss->ss_family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		/* IPv4 only: an IPv6 wildcard serves our IPv4 addresses */
+		if (!ipv6_addr_any(&sin6->sin6_addr) || id->afonly)
+			return ipv6_addr_any(&sin6->sin6_addr) ? 0 :
+			       -EAFNOSUPPORT;
+		port = sin6->sin6_port;
+		wildcard = true;
+	} else {
+		return -EAFNOSUPPORT;
+	}
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	kref_init(&l->ref);
+	mutex_init(&l->lock);
+	INIT_LIST_HEAD(&l->pending);
+	INIT_WORK(&l->accept_work, kiwarp_accept_work);
+	l->kdev = kdev;
+	l->cm_id = id;
+
+	if (wildcard) {
+		rcu_read_lock();
+		idev = __in_dev_get_rcu(kdev->netdev);
+		if (idev) {
+			in_dev_for_each_ifa_rcu(ifa, idev) {
+				if (n < KIWARP_LISTEN_ADDRS)
+					addrs[n++] = ifa->ifa_local;
+			}
+		}
+		rcu_read_unlock();
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = kiwarp_listen_on(l, addrs[i], port, backlog);
+	if (ret) {
+		kiwarp_listen_close(l);
+		kiwarp_listen_put(l);
+		return ret;
+	}
+	id->add_ref(id);
+	id->provider_data = l;
+	return 0;
+}
+
+int kiwarp_cm_destroy_listen(struct iw_cm_id *id)
+{
+	struct kiwarp_listen *l = id->provider_data;
+	struct kiwarp_cep *cep, *tmp;
+	LIST_HEAD(drop);
+
+	if (!l)
+		return 0;
+	mutex_lock(&l->lock);
+	l->closing = true;
+	list_splice_init(&l->pending, &drop);
+	mutex_unlock(&l->lock);
+	kiwarp_listen_close(l);
+
+	list_for_each_entry_safe(cep, tmp, &drop, entry) {
+		list_del_init(&cep->entry);
+		/* close it: a later accept/reject finds it DONE */
+		mutex_lock(&cep->lock);
+		cep->state = KIWARP_CEP_DONE;
+		if (cep->sock)
+			kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		mutex_unlock(&cep->lock);
+		kiwarp_cep_put(cep);
+	}
+	id->provider_data = NULL;
+	id->rem_ref(id);
+	kiwarp_listen_put(l);
+	return 0;
+}
+
+/*
+ * The cep of a CONNECT_REQUEST for accept/reject (the caller drops
+ * iw_cm's reference), or NULL. *@live: it was still on offer, with its
+ * socket; otherwise the listener went and closed it.
+ */
+static struct kiwarp_cep *kiwarp_cep_claim(struct iw_cm_id *id, bool *live)
+{
+	struct kiwarp_cep *cep = id->provider_data;
+
+	if (!cep)
+		return NULL;
+	id->provider_data = NULL;
+	mutex_lock(&cep->lock);
+	*live = cep->state == KIWARP_CEP_OFFERED && cep->sock;
+	cep->state = KIWARP_CEP_DONE;
+	mutex_unlock(&cep->lock);
+	kiwarp_cep_finish(cep);
+	return cep;
+}
+
+int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
+{
+	struct mpa_frame_info rep;
+	struct kiwarp_cep *cep;
+	struct kiwarp_qp *qp;
+	struct ib_qp *ibqp;
+	u32 ird, ord;
+	bool live;
+	int ret;
+
+	cep = kiwarp_cep_claim(id, &live);
+	if (!cep)
+		return -EINVAL;
+	ret = -ECONNRESET;
+	if (!live)
+		goto out;
+	ret = -EINVAL;
+	if (p->private_data_len > MPA_MAX_PRIVDATA - MPA_V2_BLOCK_LEN)
+		goto out_close;
+	ibqp = kiwarp_iw_get_qp(id->device, p->qpn);
+	if (!ibqp)
+		goto out_close;
+	qp = to_kqp(ibqp);
+	if (kiwarp_qp_state(qp) != KIWARP_QPS_IDLE)
+		goto out_close;
+
+	rep = cep->rep;
+	ird = min_t(u32, p->ird, KIWARP_MAX_IRD);
+	ord = min_t(u32, p->ord, KIWARP_MAX_ORD);
+	if (rep.v2_enhanced) {
+		ird = min_t(u32, ird, rep.ird);
+		ord = min_t(u32, ord, rep.ord);
+		rep.ird = ird;
+		rep.ord = ord;
+	}
+	ret = kiwarp_mpa_send(cep->sock, cep->buf, &rep, p->private_data,
+			      p->private_data_len);
+	if (ret)
+		goto out_close;
+	id->add_ref(id);
+	ret = kiwarp_qp_bind_socket(qp, cep->sock, id, rep.crc, rep.rev,
+				    ird, ord);
+	if (ret) {
+		id->rem_ref(id);
+		goto out_close;
+	}
+	cep->sock = NULL;	/* the QP's now */
+	kiwarp_cm_event(id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, ird, ord,
+			NULL, NULL);
+	kiwarp_cep_put(cep);
+	return 0;
+
+out_close:
+	kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+out:
+	kiwarp_cep_put(cep);
+	return ret;
+}
+
+int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len)
+{
+	struct mpa_frame_info rep;
+	struct kiwarp_cep *cep;
+	bool live;
+
+	cep = kiwarp_cep_claim(id, &live);
+	if (!cep)
+		return -EINVAL;
+	if (live) {
+		rep = cep->rep;
+		rep.reject = true;
+		rep.v2_enhanced = false;
+		rep.ird = 0;
+		rep.ord = 0;
+		rep.p2p = false;
+		rep.zero_len_rtr = false;
+		rep.write_rtr = false;
+		rep.read_rtr = false;
+		if (len > MPA_MAX_PRIVDATA)
+			len = 0;
+		kiwarp_mpa_send(cep->sock, cep->buf, &rep, pdata, len);
+		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	}
+	kiwarp_cep_put(cep);
+	return 0;
+}

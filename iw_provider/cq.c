@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: completion queues.
+ *
+ * A CQ is a ring of struct ib_wc under cq->lock (irq safe). Completion
+ * vector v belongs to the v-th online CPU (kiwarp_cpu_of_vector): the
+ * CQ's completion handler always runs there, in hard interrupt context,
+ * from an irq_work queued on that CPU, like a hardware RNIC's MSI-X
+ * vector: a producer on that CPU queues the irq_work itself, one on
+ * another CPU sends an async IPI (smp_call_function_single_async) whose
+ * callback queues it. The handler is thus never called with a QP or CQ
+ * lock of ours held, and may post and poll. ib_core's per-CPU completion processing
+ * (and kdapl's) relies on this.
+ *
+ * Arming: req_notify_cq sets cq->armed; the next completion (or next
+ * solicited / error completion for IB_CQ_SOLICITED) disarms and raises
+ * the irq_work. IB_CQ_REPORT_MISSED_EVENTS returns 1 when completions
+ * are already queued. An overflow drops the completion and reports
+ * IB_EVENT_CQ_ERR once.
+ */
+
+#include <linux/slab.h>
+#include <linux/log2.h>
+#include <linux/delay.h>
+
+#include "kiwarp.h"
+
+static void kiwarp_cq_notify(struct irq_work *work)
+{
+	struct kiwarp_cq *cq = container_of(work, struct kiwarp_cq,
+					    notify_work);
+
+	atomic64_inc(&cq->notifies);
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* IPI callback on cq->cpu */
+static void kiwarp_cq_ipi(void *info)
+{
+	struct kiwarp_cq *cq = info;
+
+	irq_work_queue(&cq->notify_work);
+	atomic_dec(&cq->csd_inflight);
+}
+
+static void kiwarp_cq_raise(struct kiwarp_cq *cq)
+{
+	int cpu = get_cpu();
+
+	if (cpu == cq->cpu) {
+		irq_work_queue(&cq->notify_work);
+	} else {
+		atomic_inc(&cq->csd_inflight);
+		/* -EBUSY: the IPI in flight will queue the irq_work */
+		if (smp_call_function_single_async(cq->cpu, &cq->csd))
+			atomic_dec(&cq->csd_inflight);
+	}
+	put_cpu();
+}
+
+int kiwarp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct ib_udata *udata)
+{
+	struct kiwarp_dev *kdev = to_kdev(ibcq->device);
+	struct kiwarp_cq *cq = to_kcq(ibcq);
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > KIWARP_MAX_CQE)
+		return -EINVAL;
+	if (attr->comp_vector < 0 ||
+	    attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	if (atomic_inc_return(&kdev->num_cq) > KIWARP_MAX_CQ) {
+		ret = -ENOMEM;
+		goto out_count;
+	}
+	cq->size = roundup_pow_of_two(attr->cqe);
+	cq->ring = kvcalloc(cq->size, sizeof(*cq->ring), GFP_KERNEL);
+	if (!cq->ring) {
+		ret = -ENOMEM;
+		goto out_count;
+	}
+	spin_lock_init(&cq->lock);
+	cq->cpu = kiwarp_cpu_of_vector(attr->comp_vector);
+	init_irq_work(&cq->notify_work, kiwarp_cq_notify);
+	INIT_CSD(&cq->csd, kiwarp_cq_ipi, cq);
+	atomic_set(&cq->csd_inflight, 0);
+	atomic64_set(&cq->notifies, 0);
+	ibcq->cqe = cq->size;
+	return 0;
+
+out_count:
+	atomic_dec(&kdev->num_cq);
+	return ret;
+}
+
+int kiwarp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct kiwarp_cq *cq = to_kcq(ibcq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->armed = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	while (atomic_read(&cq->csd_inflight))
+		usleep_range(100, 200);
+	irq_work_sync(&cq->notify_work);
+	kvfree(cq->ring);
+	atomic_dec(&to_kdev(ibcq->device)->num_cq);
+	return 0;
+}
+
+/**
+ * kiwarp_cq_add() - queue one completion and notify if armed.
+ * @cq: the CQ
+ * @wc: the completion (copied)
+ * @solicited: a solicited event (Send with SE) or an error completion
+ *
+ * Context: any; takes cq->lock.
+ */
+void kiwarp_cq_add(struct kiwarp_cq *cq, const struct ib_wc *wc,
+		   bool solicited)
+{
+	bool notify = false, overflow = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->tail - cq->head >= cq->size) {
+		overflow = !cq->overflow;
+		cq->overflow = true;
+	} else {
+		cq->ring[cq->tail & (cq->size - 1)] = *wc;
+		cq->tail++;
+		if (cq->armed == IB_CQ_NEXT_COMP ||
+		    (cq->armed == IB_CQ_SOLICITED &&
+		     (solicited || wc->status != IB_WC_SUCCESS))) {
+			cq->armed = 0;
+			notify = true;
+		}
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (notify)
+		kiwarp_cq_raise(cq);
+	if (overflow && cq->ibcq.event_handler) {
+		struct ib_event ev = {
+			.device = cq->ibcq.device,
+			.element.cq = &cq->ibcq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+}
+
+int kiwarp_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct kiwarp_cq *cq = to_kcq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num && cq->head != cq->tail) {
+		wc[n++] = cq->ring[cq->head & (cq->size - 1)];
+		cq->head++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int kiwarp_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct kiwarp_cq *cq = to_kcq(ibcq);
+	unsigned long irqf;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqf);
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED) {
+		if (cq->armed != IB_CQ_NEXT_COMP)
+			cq->armed = IB_CQ_SOLICITED;
+	} else {
+		cq->armed = IB_CQ_NEXT_COMP;
+	}
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqf);
+	return ret;
+}

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kiwarp: the one local header of the RNIC provider (objects, locks,
+ * cross-file calls). Documentation/iw_provider.rst describes the design.
+ *
+ * Object overview (who owns what):
+ *
+ *   kiwarp_dev   one per `rdma link add ... type kiwarp`; memory owned by
+ *                ib_core (ib_alloc_device), freed after dealloc_driver.
+ *   kiwarp_pd    embedded in ib_pd (core allocated).
+ *   kiwarp_cq    embedded in ib_cq (core allocated).
+ *   kiwarp_qp    embedded in ib_qp (core allocated); a kref counts the
+ *                users that may still touch it after destroy_qp starts
+ *                (iw_cm, the connection works); destroy_qp waits for zero.
+ *   kiwarp_mr    allocated here, indexed by STag in kdev->mr_xa, kref'd by
+ *                lookups; dereg waits for the last lookup to finish.
+ *   kiwarp_cep   a TCP connection during MPA setup (cm.c).
+ *   kiwarp_listen a listening iw_cm_id: one TCP listener per address.
+ */
+#ifndef KIWARP_H
+#define KIWARP_H
+
+#include <linux/types.h>
+#include <linux/kref.h>
+#include <linux/completion.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include <linux/irq_work.h>
+#include <linux/smp.h>
+#include <linux/netdevice.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+#include <linux/seq_file.h>
+
+#include "mpa.h"
+#include "ddp.h"
+#include "fpdu.h"
+#include "crc32c.h"
+
+#define KIWARP_VERSION		"0.2"
+#define KIWARP_NODE_DESC	"kiwarp software iWARP RNIC"
+
+#define KIWARP_MAX_QP		1024
+#define KIWARP_MAX_QP_WR	1024
+#define KIWARP_MAX_SGE		4
+#define KIWARP_MAX_SGE_RD	1
+#define KIWARP_MAX_CQ		1024
+#define KIWARP_MAX_CQE		8192
+#define KIWARP_MAX_PD		1024
+#define KIWARP_MAX_MR		4096
+#define KIWARP_MAX_ORD		32
+#define KIWARP_MAX_IRD		32
+#define KIWARP_MAX_FRMR_PAGES	256
+/* MRs are indexed by the upper 24 bits of their STag */
+#define KIWARP_STAG_IDX_MAX	((1U << 24) - 1)
+
+extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
+extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
+extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
+extern struct dentry *kiwarp_debugfs_root;
+
+/*
+ * struct kiwarp_dev - one RNIC.
+ *
+ * Owner: ib_core (ib_alloc_device); alive from newlink until
+ * dealloc_driver returns. @netdev is held by ib_core from
+ * ib_device_set_netdev until unregistration.
+ * @list is on kiwarp_devices under kiwarp_devices_lock (device.c).
+ * @qp_xa, @mr_xa: the xarrays' own locks (mr_xa: irq safe, looked up
+ * from the data path under RCU).
+ */
+struct kiwarp_dev {
+	struct ib_device ibdev;
+	struct net_device *netdev;
+	struct list_head list;
+	struct xarray qp_xa;
+	struct xarray mr_xa;
+	u32 mr_next;		/* cyclic STag index hint, mr_xa lock */
+	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_mr;
+	struct dentry *debugfs;
+};
+
+static inline struct kiwarp_dev *to_kdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct kiwarp_dev, ibdev);
+}
+
+struct kiwarp_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct kiwarp_pd, ibpd);
+}
+
+/*
+ * struct kiwarp_cq - a completion queue: a ring of ib_wc.
+ *
+ * @lock (irq safe) protects the ring, @armed and @overflow. Producers
+ * are the QP paths (any context), the consumer is poll_cq.
+ * @notify_work runs ibcq.comp_handler in hard irq context on @cpu, the
+ * CPU of the CQ's completion vector: queued there directly, or through
+ * @csd (an async IPI to @cpu, counted in @csd_inflight) from another
+ * CPU. destroy_cq waits for @csd_inflight to drop to zero, then
+ * irq_work_sync().
+ */
+struct kiwarp_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* ring, head, tail, armed, overflow */
+	struct ib_wc *ring;
+	u32 size;		/* entries, a power of two */
+	u32 head;		/* next to poll */
+	u32 tail;		/* next to fill */
+	u8 armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	bool overflow;
+	int cpu;
+	struct irq_work notify_work;
+	call_single_data_t csd;
+	atomic_t csd_inflight;
+	atomic64_t notifies;
+};
+
+static inline struct kiwarp_cq *to_kcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct kiwarp_cq, ibcq);
+}
+
+enum kiwarp_mr_kind {
+	KIWARP_MR_DMA,		/* kernel virtual addresses, local only */
+	KIWARP_MR_FRMR,		/* fast registration page list */
+};
+
+/*
+ * struct kiwarp_mr - a memory region and its STag.
+ *
+ * Owner: the consumer (alloc_mr/get_dma_mr .. dereg_mr). @ref: one for
+ * the registration, one per data path lookup (kiwarp_mr_get). dereg
+ * removes the STag from mr_xa, drops its reference and waits on @done.
+ * @valid, @stag, @iova, @length, @access, @npages: written by REG_MR /
+ * LOCAL_INV in the QP's TX work and map_mr_sg (consumer serialises
+ * with the WRs it posts); read by the data path, which re-checks
+ * @valid under the QP's RX/TX work ordering. @pages holds kernel
+ * virtual addresses (the device uses virtual DMA).
+ */
+struct kiwarp_mr {
+	struct ib_mr ibmr;
+	struct kiwarp_dev *kdev;
+	struct kref ref;
+	struct completion done;
+	struct rcu_head rcu;
+	enum kiwarp_mr_kind kind;
+	u32 index;
+	u32 stag;
+	bool valid;
+	int access;
+	u64 iova;
+	u64 length;
+	u32 page_shift;
+	u32 npages;
+	u32 max_pages;
+	u64 *pages;
+};
+
+static inline struct kiwarp_mr *to_kmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct kiwarp_mr, ibmr);
+}
+
+/* QP states (RDMAC verbs); names in kiwarp_qp_state_name[] (qp.c) */
+enum kiwarp_qp_state {
+	KIWARP_QPS_IDLE,
+	KIWARP_QPS_RTS,
+	KIWARP_QPS_CLOSING,
+	KIWARP_QPS_TERMINATE,
+	KIWARP_QPS_ERROR,
+	KIWARP_QPS_COUNT
+};
+
+/*
+ * struct kiwarp_cursor - walks an SGE list (or one tagged range) as
+ * kernel virtual pieces, checking each SGE's STag on entry: PD, access
+ * and bounds. @remote: STags come from the wire (STag 0 refused).
+ * @mr is referenced while the cursor stands in its SGE. Owned by one
+ * work (TX or RX); kiwarp_cursor_end() releases it.
+ */
+struct kiwarp_cursor {
+	struct kiwarp_qp *qp;
+	const struct ib_sge *sge;
+	u32 nsge;
+	u32 i;
+	u32 off;		/* bytes consumed in sge[i] */
+	int access;
+	bool remote;
+	struct kiwarp_mr *mr;
+	u8 ecode;		/* RDMAP error code after -EACCES */
+	struct ib_sge one;	/* storage for a single tagged range */
+};
+
+/* A send queue work request, copied from ib_send_wr at post time */
+struct kiwarp_swqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int flags;		/* IB_SEND_* */
+	u32 num_sge;
+	struct ib_sge sge[KIWARP_MAX_SGE];
+	u32 total_len;
+	u64 remote_addr;
+	u32 rkey;
+	u32 ex_key;		/* invalidate STag (SEND_INV, LOCAL_INV) */
+	struct kiwarp_mr *reg_mr;	/* IB_WR_REG_MR */
+	u32 reg_key;
+	int reg_access;
+	u32 sent;		/* bytes of payload sent so far */
+	bool done;		/* finished, waiting for older WQEs */
+	enum ib_wc_status status;
+	u32 byte_len;		/* for the completion */
+};
+
+struct kiwarp_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct ib_sge sge[KIWARP_MAX_SGE];
+	u32 total_len;
+};
+
+/* An outstanding RDMA READ we issued (ORQ) */
+struct kiwarp_orqe {
+	u32 sq_idx;		/* its SQ slot */
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+	u32 placed;
+};
+
+/* An inbound RDMA READ we must answer (IRQ) */
+struct kiwarp_irqe {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 src_stag;
+	u64 src_to;
+	u32 len;
+	u32 sent;
+};
+
+/* RX parser stages of one FPDU */
+enum kiwarp_rx_stage {
+	KIWARP_RX_HDR,		/* MPA length + DDP/RDMAP header */
+	KIWARP_RX_PAYLOAD,	/* placing the payload */
+	KIWARP_RX_TRAILER,	/* pad + CRC */
+};
+
+/*
+ * struct kiwarp_rx - receive side state of a connected QP. Only the
+ * QP's rx_work touches it (one work item never runs concurrently).
+ */
+struct kiwarp_rx {
+	enum kiwarp_rx_stage stage;
+	u8 hdr[DDP_HDR_MAX + MPA_FPDU_HDR_LEN];
+	u32 hdr_got;
+	u32 hdr_need;
+	struct ddp_hdr dh;
+	u32 pay_len;		/* payload bytes in this FPDU */
+	u32 pay_got;
+	u8 trailer[3 + MPA_FPDU_CRC_LEN];
+	u32 trl_need;
+	u32 trl_got;
+	u32 crc;
+	bool rq_taken;		/* current SEND consumes rq head */
+	struct kiwarp_rwqe rwqe; /* the receive WQE of the current SEND */
+	struct kiwarp_cursor cur;	/* placement target of this FPDU */
+	bool cur_live;		/* @cur holds state (may hold an MR) */
+	bool discarding;	/* payload goes to @discard */
+	u16 mpa_len;
+	u32 msg_len;		/* bytes of the current message so far */
+	u32 msn[DDP_QN_COUNT];	/* next expected MSN per queue */
+	bool in_send;		/* a multi-segment SEND is in progress */
+	bool in_wrresp;		/* READ response in progress */
+	u8 in_op;
+	bool eof;		/* the peer closed */
+	u8 discard[256];	/* sink for payload that is dropped */
+};
+
+/*
+ * Per-QP statistics (debugfs). Updated by the TX and RX works only,
+ * read racily by debugfs.
+ */
+struct kiwarp_qp_stats {
+	u64 tx_bytes;
+	u64 rx_bytes;
+	u64 tx_fpdus;
+	u64 rx_fpdus;
+	u32 terms_sent;
+	u32 terms_rcvd;
+	u32 errors;
+};
+
+/*
+ * struct kiwarp_qp - an RC queue pair.
+ *
+ * Owner: the consumer via ib_core; memory freed by ib_core after
+ * destroy_qp returns, which first waits for @ref to drop to zero:
+ * refs are held by the consumer (initial), by iw_cm (iw_add_ref) and by
+ * a connection in setup (cm.c).
+ *
+ * Locks:
+ *  @state_lock (irq safe) protects @state, @term_* and @conn_up; every
+ *   state change is kiwarp_qp_set_state_locked() (qp.c).
+ *  @sq_lock (irq safe) protects the SQ ring (@sq_*), ORQ (@orq_*), IRQ
+ *   (@irq_*) indices and contents.
+ *  @rq_lock (irq safe) protects the RQ ring.
+ *  @conn_lock (mutex) serialises connection bind and teardown and
+ *   protects @sock, @cm_id, @saved_* callbacks. The socket callbacks
+ *   read sk_user_data under sk_callback_lock.
+ * Works: @tx_work (sends), @rx_work (receives), @down_work (teardown);
+ * all on kiwarp_wq, each holds a QP reference while queued.
+ */
+struct kiwarp_qp {
+	struct ib_qp ibqp;
+	struct kiwarp_dev *kdev;
+	struct kref ref;
+	struct completion freed;
+
+	spinlock_t state_lock;		/* state, conn_up, term_* */
+	enum kiwarp_qp_state state;
+	bool conn_up;
+	bool term_pending;	/* TERMINATE to send */
+	u8 term_layer;
+	u8 term_etype;
+	u8 term_ecode;
+	bool down_queued;
+	int access;		/* IB_ACCESS_REMOTE_* from modify_qp */
+
+	spinlock_t sq_lock;		/* SQ, ORQ, IRQ rings */
+	struct kiwarp_swqe *sq;
+	u32 sq_size;
+	u32 sq_head;		/* oldest not completed */
+	u32 sq_next;		/* next to process */
+	u32 sq_tail;		/* next free */
+	u32 sq_sig_all;
+	struct kiwarp_orqe *orq;
+	u32 orq_size;		/* ORD */
+	u32 orq_head;
+	u32 orq_tail;
+	struct kiwarp_irqe *irq;
+	u32 irq_size;		/* IRD */
+	u32 irq_head;
+	u32 irq_tail;
+	u32 send_msn[DDP_QN_COUNT];	/* next MSN we send per queue */
+
+	spinlock_t rq_lock;		/* RQ ring */
+	struct kiwarp_rwqe *rq;
+	u32 rq_size;
+	u32 rq_head;
+	u32 rq_tail;
+
+	struct mutex conn_lock;	/* sock, cm_id, callbacks */
+	struct socket *sock;
+	struct iw_cm_id *cm_id;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	bool crc;
+	u8 mpa_rev;
+	u32 ird;
+	u32 ord;
+	u32 fpdu_max;		/* largest FPDU on the wire: the MSS */
+	bool fin_sent;		/* TX work: our FIN is out (CLOSING) */
+	bool peer_closed;
+	struct sockaddr_storage laddr;	/* 4-tuple, set at bind */
+	struct sockaddr_storage raddr;
+
+	struct work_struct tx_work;
+	struct work_struct rx_work;
+	struct work_struct down_work;
+	struct kiwarp_rx rx;
+	u8 tx_hdr[MPA_FPDU_HDR_LEN + DDP_HDR_MAX];	/* TX work only */
+	u8 tx_trl[3 + MPA_FPDU_CRC_LEN];		/* TX work only */
+	struct kiwarp_qp_stats stats;
+	struct dentry *debugfs;
+};
+
+static inline struct kiwarp_qp *to_kqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct kiwarp_qp, ibqp);
+}
+
+/* main.c */
+int kiwarp_cpu_of_vector(int vector);
+
+/* device.c */
+int kiwarp_device_init(void);
+void kiwarp_device_exit(void);
+int kiwarp_newlink(const char *name, struct net_device *netdev);
+
+/* pd + mr: mem.c */
+int kiwarp_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int kiwarp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+struct ib_mr *kiwarp_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *kiwarp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			      u32 max_num_sg);
+struct ib_mr *kiwarp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				 u64 virt, int access, struct ib_udata *udata);
+int kiwarp_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+int kiwarp_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int nents,
+		     unsigned int *sg_offset);
+struct kiwarp_mr *kiwarp_mr_get(struct kiwarp_dev *kdev, u32 stag);
+void kiwarp_mr_put(struct kiwarp_mr *mr);
+int kiwarp_mr_check(struct kiwarp_mr *mr, struct ib_pd *pd, int access,
+		    u64 addr, u64 len);
+void *kiwarp_mr_kva(struct kiwarp_mr *mr, u64 addr, u32 *contig);
+int kiwarp_mr_reg(struct kiwarp_mr *mr, struct ib_pd *pd, u32 key,
+		  int access);
+int kiwarp_mr_invalidate(struct kiwarp_dev *kdev, struct ib_pd *pd,
+			 u32 stag);
+
+void kiwarp_cursor_init(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			const struct ib_sge *sge, u32 nsge, int access,
+			bool remote);
+void kiwarp_cursor_tagged(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
+			  u32 stag, u64 to, u32 len, int access);
+int kiwarp_cursor_piece(struct kiwarp_cursor *c, u32 max, void **kva,
+			u32 *len);
+void kiwarp_cursor_end(struct kiwarp_cursor *c);
+int kiwarp_sges_check(struct kiwarp_qp *qp, const struct ib_sge *sge,
+		      u32 nsge, int access);
+
+/* cq.c */
+int kiwarp_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+		     struct ib_udata *udata);
+int kiwarp_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
+int kiwarp_poll_cq(struct ib_cq *cq, int num, struct ib_wc *wc);
+int kiwarp_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+void kiwarp_cq_add(struct kiwarp_cq *cq, const struct ib_wc *wc,
+		   bool solicited);
+
+/* qp.c */
+extern const char *const kiwarp_qp_state_name[KIWARP_QPS_COUNT];
+int kiwarp_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata);
+int kiwarp_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata);
+int kiwarp_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init);
+int kiwarp_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
+int kiwarp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int kiwarp_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+void kiwarp_qp_get(struct kiwarp_qp *qp);
+void kiwarp_qp_put(struct kiwarp_qp *qp);
+void kiwarp_iw_add_ref(struct ib_qp *qp);
+void kiwarp_iw_rem_ref(struct ib_qp *qp);
+struct ib_qp *kiwarp_iw_get_qp(struct ib_device *dev, int qpn);
+enum kiwarp_qp_state kiwarp_qp_state(struct kiwarp_qp *qp);
+int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
+			       enum kiwarp_qp_state next);
+void kiwarp_qp_error(struct kiwarp_qp *qp);
+void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
+			 u8 ecode);
+void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
+			enum ib_wc_status status);
+void kiwarp_qp_kick_tx(struct kiwarp_qp *qp);
+void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
+void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
+void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);
+void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp);
+
+/* cm.c */
+int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p);
+int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p);
+int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len);
+int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog);
+int kiwarp_cm_destroy_listen(struct iw_cm_id *id);
+int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
+			  struct iw_cm_id *cm_id, bool crc, u8 rev,
+			  u32 ird, u32 ord);
+void kiwarp_qp_down_work(struct work_struct *work);
+
+/* tx.c, rx.c */
+void kiwarp_tx_work(struct work_struct *work);
+void kiwarp_rx_work(struct work_struct *work);
+
+#endif /* KIWARP_H */

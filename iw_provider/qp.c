@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: RC queue pairs - creation, the state machine, posting work,
+ * completions and flushing.
+ *
+ * QP states (RDMAC verbs), every change through
+ * kiwarp_qp_set_state_locked() with qp->state_lock held:
+ *
+ *   IDLE       created, or reset; receives may be posted, sends queue
+ *   RTS        connected (cm.c bound a socket); data moves
+ *   CLOSING    graceful close asked (IB_QPS_SQD): the SQ drains, then
+ *              our TCP half closes; the peer's close ends in ERROR
+ *   TERMINATE  a protocol error was seen: a TERMINATE is being sent
+ *   ERROR      all work completes with IB_WC_WR_FLUSH_ERR; the
+ *              connection (if any) is torn down (cm.c down work)
+ *
+ *   IDLE -> RTS | ERROR;  RTS -> CLOSING | TERMINATE | ERROR;
+ *   CLOSING -> TERMINATE | ERROR;  TERMINATE -> ERROR;
+ *   ERROR -> IDLE (IB_QPS_RESET, only once disconnected and flushed).
+ *
+ * ib_qp_state mapping (modify/query): RESET, INIT, RTR <-> IDLE, RTS <->
+ * RTS, SQD -> CLOSING, SQE -> TERMINATE, ERR -> ERROR.
+ *
+ * Send queue completions are generated in posting order: a WQE that
+ * finishes early (a Send after a Read still waiting for its response)
+ * is marked done and retired when all older ones are.
+ */
+
+#include <linux/slab.h>
+#include <linux/log2.h>
+
+#include "kiwarp.h"
+
+const char *const kiwarp_qp_state_name[KIWARP_QPS_COUNT] = {
+	[KIWARP_QPS_IDLE] = "IDLE",
+	[KIWARP_QPS_RTS] = "RTS",
+	[KIWARP_QPS_CLOSING] = "CLOSING",
+	[KIWARP_QPS_TERMINATE] = "TERMINATE",
+	[KIWARP_QPS_ERROR] = "ERROR",
+};
+EXPORT_SYMBOL_NS_GPL(kiwarp_qp_state_name, KIWARP_INTERNAL);
+
+/* allowed[from] is a bit mask of the states reachable from "from" */
+static const u8 kiwarp_qp_allowed[KIWARP_QPS_COUNT] = {
+	[KIWARP_QPS_IDLE] = BIT(KIWARP_QPS_RTS) | BIT(KIWARP_QPS_ERROR),
+	[KIWARP_QPS_RTS] = BIT(KIWARP_QPS_CLOSING) |
+			   BIT(KIWARP_QPS_TERMINATE) | BIT(KIWARP_QPS_ERROR),
+	[KIWARP_QPS_CLOSING] = BIT(KIWARP_QPS_TERMINATE) |
+			       BIT(KIWARP_QPS_ERROR),
+	[KIWARP_QPS_TERMINATE] = BIT(KIWARP_QPS_ERROR),
+	[KIWARP_QPS_ERROR] = BIT(KIWARP_QPS_IDLE),
+};
+
+/**
+ * kiwarp_qp_set_state_locked() - the one place QP states change.
+ * @qp: the QP, qp->state_lock held
+ * @next: the new state
+ *
+ * Return: 0 (also when already in @next) or -EINVAL for a transition
+ * the table does not allow.
+ */
+int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
+			       enum kiwarp_qp_state next)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (qp->state == next)
+		return 0;
+	if (!(kiwarp_qp_allowed[qp->state] & BIT(next)))
+		return -EINVAL;
+	ibdev_dbg(qp->ibqp.device, "qp %u: %s -> %s\n", qp->ibqp.qp_num,
+		  kiwarp_qp_state_name[qp->state], kiwarp_qp_state_name[next]);
+	qp->state = next;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_qp_set_state_locked, KIWARP_INTERNAL);
+
+enum kiwarp_qp_state kiwarp_qp_state(struct kiwarp_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_qp_state, KIWARP_INTERNAL);
+
+static void kiwarp_qp_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct kiwarp_qp, ref)->freed);
+}
+
+void kiwarp_qp_get(struct kiwarp_qp *qp)
+{
+	kref_get(&qp->ref);
+}
+
+void kiwarp_qp_put(struct kiwarp_qp *qp)
+{
+	kref_put(&qp->ref, kiwarp_qp_release);
+}
+
+/*
+ * Queue one of the QP's works; a queued work holds a QP reference. The
+ * teardown goes to its own workqueue: it waits for the others.
+ */
+void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
+{
+	kiwarp_qp_get(qp);
+	if (!queue_work(work == &qp->down_work ? kiwarp_down_wq : kiwarp_wq,
+			work))
+		kiwarp_qp_put(qp);
+}
+
+void kiwarp_qp_kick_tx(struct kiwarp_qp *qp)
+{
+	kiwarp_qp_queue(qp, &qp->tx_work);
+}
+
+void kiwarp_iw_add_ref(struct ib_qp *ibqp)
+{
+	kiwarp_qp_get(to_kqp(ibqp));
+}
+
+void kiwarp_iw_rem_ref(struct ib_qp *ibqp)
+{
+	kiwarp_qp_put(to_kqp(ibqp));
+}
+
+/* iw_cm looks a QP up by number; the QP stays while it is indexed. */
+struct ib_qp *kiwarp_iw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct kiwarp_qp *qp = xa_load(&to_kdev(ibdev)->qp_xa, qpn);
+
+	return qp ? &qp->ibqp : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_iw_get_qp, KIWARP_INTERNAL);
+
+/**
+ * kiwarp_qp_error() - move @qp to ERROR: flush and tear down.
+ * @qp: the QP
+ *
+ * Context: any. The connection teardown (cm.c) runs in a work.
+ */
+void kiwarp_qp_error(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+	bool down = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_ERROR);
+	if (qp->conn_up && !qp->down_queued) {
+		qp->down_queued = true;
+		down = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (down)
+		kiwarp_qp_queue(qp, &qp->down_work);
+	kiwarp_qp_flush_rq(qp);
+	kiwarp_qp_kick_tx(qp);
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_qp_error, KIWARP_INTERNAL);
+
+/**
+ * kiwarp_qp_terminate() - a protocol error: send TERMINATE, then ERROR.
+ * @qp: the QP
+ * @layer: TERM_LAYER_*
+ * @etype: error type of that layer
+ * @ecode: error code
+ *
+ * Context: any (the RX work). Only the first error is reported.
+ */
+void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
+			 u8 ecode)
+{
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up &&
+	    !kiwarp_qp_set_state_locked(qp, KIWARP_QPS_TERMINATE) &&
+	    !qp->term_pending) {
+		qp->term_pending = true;
+		qp->term_layer = layer;
+		qp->term_etype = etype;
+		qp->term_ecode = ecode;
+		kick = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	qp->stats.errors++;
+	ibdev_dbg(qp->ibqp.device, "qp %u: terminate layer %u etype %u ecode %u\n",
+		  qp->ibqp.qp_num, layer, etype, ecode);
+	if (kick)
+		kiwarp_qp_kick_tx(qp);
+	else
+		kiwarp_qp_error(qp);
+}
+
+static bool kiwarp_sqe_signaled(struct kiwarp_qp *qp, struct kiwarp_swqe *w)
+{
+	return qp->sq_sig_all || (w->flags & IB_SEND_SIGNALED);
+}
+
+static enum ib_wc_opcode kiwarp_wc_opcode(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Retire finished WQEs from the SQ head in order. sq_lock held. */
+static void kiwarp_sq_retire_locked(struct kiwarp_qp *qp)
+{
+	struct kiwarp_cq *cq = to_kcq(qp->ibqp.send_cq);
+	struct kiwarp_swqe *w;
+	struct ib_wc wc;
+
+	while (qp->sq_head != qp->sq_next) {
+		w = &qp->sq[qp->sq_head & (qp->sq_size - 1)];
+		if (!w->done)
+			break;
+		if (kiwarp_sqe_signaled(qp, w) || w->status != IB_WC_SUCCESS) {
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = w->wr_id;
+			wc.status = w->status;
+			wc.opcode = kiwarp_wc_opcode(w->opcode);
+			wc.byte_len = w->byte_len;
+			wc.qp = &qp->ibqp;
+			kiwarp_cq_add(cq, &wc, w->status != IB_WC_SUCCESS);
+		}
+		qp->sq_head++;
+	}
+}
+
+/**
+ * kiwarp_sq_complete() - the WQE in SQ slot @idx is finished.
+ * @qp: the QP
+ * @idx: the slot index (free running)
+ * @status: its completion status
+ *
+ * Context: any; takes sq_lock.
+ */
+void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
+			enum ib_wc_status status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (idx - qp->sq_head < qp->sq_next - qp->sq_head) {
+		struct kiwarp_swqe *w = &qp->sq[idx & (qp->sq_size - 1)];
+
+		w->done = true;
+		w->status = status;
+		kiwarp_sq_retire_locked(qp);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+}
+
+/**
+ * kiwarp_qp_flush_sq() - complete every SQ WQE with a flush error.
+ * @qp: the QP; its connection must be down (no RX placement going on)
+ *
+ * Context: the TX work or the teardown.
+ */
+void kiwarp_qp_flush_sq(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (i = qp->sq_head; i != qp->sq_tail; i++) {
+		struct kiwarp_swqe *w = &qp->sq[i & (qp->sq_size - 1)];
+
+		if (!w->done) {
+			w->done = true;
+			w->status = IB_WC_WR_FLUSH_ERR;
+		}
+	}
+	qp->sq_next = qp->sq_tail;
+	qp->orq_head = qp->orq_tail;
+	qp->irq_head = qp->irq_tail;
+	kiwarp_sq_retire_locked(qp);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+}
+
+/* Complete all posted receives with a flush error. Context: any. */
+void kiwarp_qp_flush_rq(struct kiwarp_qp *qp)
+{
+	struct kiwarp_cq *cq = to_kcq(qp->ibqp.recv_cq);
+	unsigned long flags;
+	struct ib_wc wc;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (kiwarp_qp_state(qp) != KIWARP_QPS_ERROR)
+		goto out;
+	while (qp->rq_head != qp->rq_tail) {
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = qp->rq[qp->rq_head & (qp->rq_size - 1)].wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = IB_WC_RECV;
+		wc.qp = &qp->ibqp;
+		kiwarp_cq_add(cq, &wc, true);
+		qp->rq_head++;
+	}
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}
+
+int kiwarp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata)
+{
+	struct kiwarp_dev *kdev = to_kdev(ibqp->device);
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+	u32 qpn;
+	int ret;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (attr->qp_type != IB_QPT_RC || attr->srq || attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	if (attr->cap.max_send_wr > KIWARP_MAX_QP_WR ||
+	    attr->cap.max_recv_wr > KIWARP_MAX_QP_WR ||
+	    attr->cap.max_send_sge > KIWARP_MAX_SGE ||
+	    attr->cap.max_recv_sge > KIWARP_MAX_SGE ||
+	    attr->cap.max_inline_data)
+		return -EINVAL;
+	if (atomic_inc_return(&kdev->num_qp) > KIWARP_MAX_QP) {
+		ret = -ENOMEM;
+		goto out_count;
+	}
+
+	qp->kdev = kdev;
+	kref_init(&qp->ref);
+	init_completion(&qp->freed);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	mutex_init(&qp->conn_lock);
+	INIT_WORK(&qp->tx_work, kiwarp_tx_work);
+	INIT_WORK(&qp->rx_work, kiwarp_rx_work);
+	INIT_WORK(&qp->down_work, kiwarp_qp_down_work);
+	qp->state = KIWARP_QPS_IDLE;
+	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->sq_size = roundup_pow_of_two(max(attr->cap.max_send_wr, 1U));
+	qp->rq_size = roundup_pow_of_two(max(attr->cap.max_recv_wr, 1U));
+	qp->orq_size = KIWARP_MAX_ORD;
+	qp->irq_size = KIWARP_MAX_IRD;
+	ret = -ENOMEM;
+	qp->sq = kvcalloc(qp->sq_size, sizeof(*qp->sq), GFP_KERNEL);
+	qp->rq = kvcalloc(qp->rq_size, sizeof(*qp->rq), GFP_KERNEL);
+	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq = kcalloc(qp->irq_size, sizeof(*qp->irq), GFP_KERNEL);
+	if (!qp->sq || !qp->rq || !qp->orq || !qp->irq)
+		goto out_free;
+	ret = xa_alloc(&kdev->qp_xa, &qpn, qp, XA_LIMIT(1, 0xffffff),
+		       GFP_KERNEL);
+	if (ret)
+		goto out_free;
+	ibqp->qp_num = qpn;
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_send_sge = KIWARP_MAX_SGE;
+	attr->cap.max_recv_sge = KIWARP_MAX_SGE;
+	attr->cap.max_inline_data = 0;
+	return 0;
+
+out_free:
+	kvfree(qp->sq);
+	kvfree(qp->rq);
+	kfree(qp->orq);
+	kfree(qp->irq);
+out_count:
+	atomic_dec(&kdev->num_qp);
+	return ret;
+}
+
+int kiwarp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+	struct kiwarp_dev *kdev = qp->kdev;
+
+	xa_erase(&kdev->qp_xa, ibqp->qp_num);
+	kiwarp_qp_error(qp);
+	/* iw_cm's reference goes with the CLOSE event of the teardown */
+	kiwarp_qp_put(qp);
+	wait_for_completion(&qp->freed);
+	kvfree(qp->sq);
+	kvfree(qp->rq);
+	kfree(qp->orq);
+	kfree(qp->irq);
+	atomic_dec(&kdev->num_qp);
+	return 0;
+}
+
+static enum ib_qp_state kiwarp_to_ib_state(enum kiwarp_qp_state s)
+{
+	switch (s) {
+	case KIWARP_QPS_IDLE:
+		return IB_QPS_INIT;
+	case KIWARP_QPS_RTS:
+		return IB_QPS_RTS;
+	case KIWARP_QPS_CLOSING:
+		return IB_QPS_SQD;
+	case KIWARP_QPS_TERMINATE:
+		return IB_QPS_SQE;
+	default:
+		return IB_QPS_ERR;
+	}
+}
+
+int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_udata *udata)
+{
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+	unsigned long flags;
+	bool kick = false;
+	int ret = 0;
+
+	if (udata)
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		WRITE_ONCE(qp->access, attr->qp_access_flags);
+	if (!(mask & IB_QP_STATE))
+		return 0;
+
+	switch (attr->qp_state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		spin_lock_irqsave(&qp->state_lock, flags);
+		if (qp->state == KIWARP_QPS_ERROR &&
+		    (qp->conn_up || qp->sq_head != qp->sq_tail ||
+		     qp->rq_head != qp->rq_tail))
+			ret = -EBUSY;
+		else if (qp->state != KIWARP_QPS_IDLE)
+			ret = kiwarp_qp_set_state_locked(qp, KIWARP_QPS_IDLE);
+		if (!ret && qp->state == KIWARP_QPS_IDLE)
+			qp->down_queued = false;
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		break;
+	case IB_QPS_RTS:
+		ret = kiwarp_qp_state(qp) == KIWARP_QPS_RTS ? 0 : -EINVAL;
+		break;
+	case IB_QPS_SQD:
+		spin_lock_irqsave(&qp->state_lock, flags);
+		if (qp->state == KIWARP_QPS_RTS) {
+			kiwarp_qp_set_state_locked(qp, KIWARP_QPS_CLOSING);
+			kick = true;
+		}
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		if (kick)
+			kiwarp_qp_kick_tx(qp);
+		break;
+	case IB_QPS_SQE:
+	case IB_QPS_ERR:
+		kiwarp_qp_error(qp);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int kiwarp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_qp_init_attr *init)
+{
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	attr->qp_state = kiwarp_to_ib_state(kiwarp_qp_state(qp));
+	attr->cur_qp_state = attr->qp_state;
+	attr->qp_access_flags = READ_ONCE(qp->access);
+	attr->cap.max_send_wr = qp->sq_size;
+	attr->cap.max_recv_wr = qp->rq_size;
+	attr->cap.max_send_sge = KIWARP_MAX_SGE;
+	attr->cap.max_recv_sge = KIWARP_MAX_SGE;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(qp->kdev->netdev->mtu));
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->qp_type = IB_QPT_RC;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* Validate and copy one send WR into @w. */
+static int kiwarp_copy_swr(struct kiwarp_qp *qp, const struct ib_send_wr *wr,
+			   struct kiwarp_swqe *w)
+{
+	u64 total = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > KIWARP_MAX_SGE)
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+		w->ex_key = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE:
+		w->remote_addr = rdma_wr(wr)->remote_addr;
+		w->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_RDMA_READ:
+		if (wr->num_sge != 1)
+			return -EINVAL;
+		w->remote_addr = rdma_wr(wr)->remote_addr;
+		w->rkey = rdma_wr(wr)->rkey;
+		w->byte_len = wr->sg_list[0].length;
+		break;
+	case IB_WR_REG_MR:
+		w->reg_mr = to_kmr(reg_wr(wr)->mr);
+		w->reg_key = reg_wr(wr)->key;
+		w->reg_access = reg_wr(wr)->access;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		w->ex_key = wr->ex.invalidate_rkey;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		w->sge[i] = wr->sg_list[i];
+		total += wr->sg_list[i].length;
+	}
+	if (total > 0x80000000ULL)
+		return -EMSGSIZE;
+	w->total_len = total;
+	return 0;
+}
+
+int kiwarp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
+{
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+	enum kiwarp_qp_state st = kiwarp_qp_state(qp);
+	unsigned long flags;
+	int ret = 0;
+
+	if (st == KIWARP_QPS_CLOSING) {
+		*bad_wr = wr;
+		return -ENOTCONN;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (qp->sq_tail - qp->sq_head >= qp->sq_size) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = kiwarp_copy_swr(qp, wr,
+				      &qp->sq[qp->sq_tail & (qp->sq_size - 1)]);
+		if (ret)
+			break;
+		qp->sq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	if (st != KIWARP_QPS_IDLE)
+		kiwarp_qp_kick_tx(qp);
+	return ret;
+}
+
+int kiwarp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	struct kiwarp_qp *qp = to_kqp(ibqp);
+	struct kiwarp_rwqe *w;
+	unsigned long flags;
+	int ret = 0, i;
+	u64 total;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > KIWARP_MAX_SGE) {
+			ret = -EINVAL;
+			break;
+		}
+		if (qp->rq_tail - qp->rq_head >= qp->rq_size) {
+			ret = -ENOMEM;
+			break;
+		}
+		w = &qp->rq[qp->rq_tail & (qp->rq_size - 1)];
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		total = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sge[i] = wr->sg_list[i];
+			total += wr->sg_list[i].length;
+		}
+		if (total > 0x80000000ULL) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		w->total_len = total;
+		qp->rq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	kiwarp_qp_flush_rq(qp);
+	return ret;
+}
+
+/* One debugfs line; called under the qp_xa lock (device.c). */
+void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
+{
+	struct kiwarp_qp_stats *s = &qp->stats;
+
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu terms_sent %u terms_rcvd %u errors %u\n",
+		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
+		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
+		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
+		   s->rx_fpdus, s->terms_sent, s->terms_rcvd, s->errors);
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: the receive path (one work per QP, qp->rx_work, queued by the
+ * socket's data_ready and state_change callbacks).
+ *
+ * The work reads the TCP stream with non-blocking kernel_recvmsg() and
+ * parses one FPDU at a time in three stages (qp->rx): the MPA length
+ * and DDP/RDMAP header into rx.hdr, the payload, the pad and CRC. The
+ * payload is received straight into its final place - the registered
+ * memory named by the STag of a tagged segment, the posted receive of
+ * a Send, the sink of an outstanding Read - with no intermediate copy;
+ * the CRC (if negotiated) is computed over the placed bytes and checked
+ * when the trailer arrives, before the message completes.
+ *
+ * Nothing from the wire is trusted: header lengths, opcodes, versions,
+ * queue numbers, MSNs and MOs are checked; an STag must be valid, of the
+ * QP's PD, grant the access and cover [TO, TO + length) without wrap
+ * (kiwarp_cursor_*, mem.c); Read Responses must match the oldest
+ * outstanding Read; inbound Reads are limited to the IRD. A violation
+ * sends a TERMINATE with the layer, error type and code of RFC 5040/5041
+ * and moves the QP to ERROR; nothing more is placed.
+ */
+
+#include "kiwarp.h"
+
+#define KIWARP_RX_BUDGET	256
+
+static int kiwarp_rx_recv(struct kiwarp_qp *qp, void *buf, u32 len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_recvmsg(qp->sock, &msg, &iov, 1, len, MSG_DONTWAIT);
+}
+
+static int kiwarp_rx_fail(struct kiwarp_qp *qp, u8 layer, u8 etype,
+			  u8 ecode)
+{
+	kiwarp_qp_terminate(qp, layer, etype, ecode);
+	return -EPROTO;
+}
+
+/* A tagged buffer error from kiwarp_mr_check()'s RDMAP code */
+static int kiwarp_rx_tagged_fail(struct kiwarp_qp *qp, u8 ecode)
+{
+	switch (ecode) {
+	case RDMAP_ECODE_ACCESS_RIGHTS:
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_PROTECTION, ecode);
+	case RDMAP_ECODE_BASE_BOUNDS:
+		ecode = DDP_ECODE_T_BASE_BOUNDS;
+		break;
+	case RDMAP_ECODE_STAG_NOT_ASSOC:
+		ecode = DDP_ECODE_T_STAG_NOT_ASSOC;
+		break;
+	case RDMAP_ECODE_TO_WRAP:
+		ecode = DDP_ECODE_T_TO_WRAP;
+		break;
+	default:
+		ecode = DDP_ECODE_T_INVALID_STAG;
+		break;
+	}
+	return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED, ecode);
+}
+
+static int kiwarp_rx_untagged_fail(struct kiwarp_qp *qp, u8 ecode)
+{
+	return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED, ecode);
+}
+
+/* Check an STag range the peer names before we use it. */
+static int kiwarp_rx_check_range(struct kiwarp_qp *qp, u32 stag, u64 to,
+				 u32 len, int access)
+{
+	struct kiwarp_mr *mr;
+	int ecode;
+
+	if (to + len < to)
+		return RDMAP_ECODE_TO_WRAP;
+	if (!len)
+		return 0;
+	mr = stag ? kiwarp_mr_get(qp->kdev, stag) : NULL;
+	if (!mr)
+		return RDMAP_ECODE_INVALID_STAG;
+	ecode = kiwarp_mr_check(mr, qp->ibqp.pd, access, to, len);
+	kiwarp_mr_put(mr);
+	return ecode;
+}
+
+/* A Send segment begins: take the receive WQE on the first one. */
+static int kiwarp_rx_begin_send(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	unsigned long flags;
+	bool got = false;
+
+	if (rx->dh.msn != rx->msn[DDP_QN_SEND])
+		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_INVALID_MSN);
+	if (!rx->in_send) {
+		if (rx->dh.mo)
+			return kiwarp_rx_untagged_fail(qp,
+						       DDP_ECODE_UT_INVALID_MO);
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		if (qp->rq_head != qp->rq_tail) {
+			rx->rwqe = qp->rq[qp->rq_head & (qp->rq_size - 1)];
+			qp->rq_head++;
+			got = true;
+		}
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+		if (!got)
+			return kiwarp_rx_untagged_fail(qp,
+						       DDP_ECODE_UT_NO_BUFFER);
+		rx->rq_taken = true;
+		rx->in_send = true;
+		rx->in_op = rx->dh.opcode;
+		rx->msg_len = 0;
+		kiwarp_cursor_init(&rx->cur, qp, rx->rwqe.sge,
+				   rx->rwqe.num_sge, IB_ACCESS_LOCAL_WRITE,
+				   false);
+		rx->cur_live = true;
+	} else if (rx->dh.opcode != rx->in_op) {
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_OPERATION,
+				      RDMAP_ECODE_OPCODE);
+	}
+	if (rx->dh.mo != rx->msg_len)
+		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_INVALID_MO);
+	if (rx->pay_len > rx->rwqe.total_len - rx->msg_len)
+		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_TOO_LONG);
+	return 0;
+}
+
+/* A Read Response segment: it must continue the oldest Read. */
+static int kiwarp_rx_begin_read_resp(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	struct kiwarp_orqe *o = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->orq_head != qp->orq_tail)
+		o = &qp->orq[qp->orq_head % qp->orq_size];
+	if (o && (rx->dh.stag != o->sink_stag ||
+		  rx->dh.to != o->sink_to + o->placed ||
+		  rx->pay_len > o->len - o->placed))
+		o = ERR_PTR(-EINVAL);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!o)
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_OPERATION,
+				      RDMAP_ECODE_OPCODE);
+	if (IS_ERR(o))
+		return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+				      DDP_ECODE_T_BASE_BOUNDS);
+	/* our own sink SGE, checked when the Read was sent */
+	rx->cur.one.addr = rx->dh.to;
+	rx->cur.one.length = rx->pay_len;
+	rx->cur.one.lkey = rx->dh.stag;
+	kiwarp_cursor_init(&rx->cur, qp, &rx->cur.one, 1,
+			   IB_ACCESS_LOCAL_WRITE, false);
+	rx->cur_live = true;
+	return 0;
+}
+
+/* Header complete: validate it and set up the payload's destination. */
+static int kiwarp_rx_begin(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	struct ddp_hdr *h = &rx->dh;
+	int ecode;
+
+	rx->discarding = false;
+	switch (h->opcode) {
+	case RDMAP_WRITE:
+		ecode = kiwarp_rx_check_range(qp, h->stag, h->to, rx->pay_len,
+					      IB_ACCESS_REMOTE_WRITE);
+		if (ecode)
+			return kiwarp_rx_tagged_fail(qp, ecode);
+		kiwarp_cursor_tagged(&rx->cur, qp, h->stag, h->to,
+				     rx->pay_len, IB_ACCESS_REMOTE_WRITE);
+		rx->cur_live = true;
+		return 0;
+	case RDMAP_READ_RESP:
+		return kiwarp_rx_begin_read_resp(qp);
+	case RDMAP_SEND:
+	case RDMAP_SEND_SE:
+	case RDMAP_SEND_INV:
+	case RDMAP_SEND_SE_INV:
+		return kiwarp_rx_begin_send(qp);
+	case RDMAP_READ_REQ:
+		if (h->msn != rx->msn[DDP_QN_READ_REQ])
+			return kiwarp_rx_untagged_fail(qp,
+						       DDP_ECODE_UT_INVALID_MSN);
+		if (rx->pay_len)
+			return kiwarp_rx_untagged_fail(qp,
+						       DDP_ECODE_UT_TOO_LONG);
+		return 0;
+	case RDMAP_TERMINATE:
+		/* header copies may follow: not needed, dropped */
+		rx->discarding = true;
+		return 0;
+	default:
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_OPERATION,
+				      RDMAP_ECODE_OPCODE);
+	}
+}
+
+static void kiwarp_rx_cursor_end(struct kiwarp_rx *rx)
+{
+	if (rx->cur_live)
+		kiwarp_cursor_end(&rx->cur);
+	rx->cur_live = false;
+}
+
+static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	u8 op = rx->dh.opcode;
+	struct ib_wc wc = {};
+	int ecode;
+
+	rx->msg_len += rx->pay_len;
+	if (!rx->dh.last)
+		return 0;
+	kiwarp_rx_cursor_end(rx);
+	wc.wr_id = rx->rwqe.wr_id;
+	wc.status = IB_WC_SUCCESS;
+	wc.opcode = IB_WC_RECV;
+	wc.byte_len = rx->msg_len;
+	wc.qp = &qp->ibqp;
+	if (op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV) {
+		ecode = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd,
+					     rx->dh.stag);
+		if (ecode)
+			return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+					      RDMAP_ETYPE_REMOTE_OPERATION,
+					      ecode);
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = rx->dh.stag;
+	}
+	rx->rq_taken = false;
+	rx->in_send = false;
+	rx->msn[DDP_QN_SEND]++;
+	kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc,
+		      op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV);
+	return 0;
+}
+
+static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	struct kiwarp_orqe *o;
+	unsigned long flags;
+	bool done = false, bad = false;
+	u32 idx = 0;
+
+	kiwarp_rx_cursor_end(rx);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->orq_head != qp->orq_tail) {
+		o = &qp->orq[qp->orq_head % qp->orq_size];
+		o->placed += rx->pay_len;
+		if (rx->dh.last) {
+			bad = o->placed != o->len;
+			done = true;
+			idx = o->sq_idx;
+			qp->orq_head++;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (bad)
+		return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+				      DDP_ECODE_T_BASE_BOUNDS);
+	if (done) {
+		kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+		kiwarp_qp_kick_tx(qp);	/* an ORQ slot is free */
+	}
+	return 0;
+}
+
+static int kiwarp_rx_finish_read_req(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	struct ddp_hdr *h = &rx->dh;
+	unsigned long flags;
+	bool full;
+	int ecode;
+
+	if (h->read_size > 0x80000000U)
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_OPERATION,
+				      RDMAP_ECODE_UNSPECIFIED);
+	ecode = kiwarp_rx_check_range(qp, h->src_stag, h->src_to,
+				      h->read_size, IB_ACCESS_REMOTE_READ);
+	if (ecode)
+		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+				      RDMAP_ETYPE_REMOTE_PROTECTION, ecode);
+	if (h->sink_to + h->read_size < h->sink_to)
+		return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+				      DDP_ECODE_T_TO_WRAP);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	full = qp->irq_tail - qp->irq_head >= qp->ird;
+	if (!full) {
+		qp->irq[qp->irq_tail % qp->irq_size] = (struct kiwarp_irqe) {
+			.sink_stag = h->sink_stag,
+			.sink_to = h->sink_to,
+			.src_stag = h->src_stag,
+			.src_to = h->src_to,
+			.len = h->read_size,
+		};
+		qp->irq_tail++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (full)	/* more Reads outstanding than our IRD */
+		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_NO_BUFFER);
+	rx->msn[DDP_QN_READ_REQ]++;
+	kiwarp_qp_kick_tx(qp);
+	return 0;
+}
+
+/* FPDU complete and its CRC good: finish what it carried. */
+static int kiwarp_rx_finish(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+
+	qp->stats.rx_fpdus++;
+	qp->stats.rx_bytes += rx->pay_len;
+	switch (rx->dh.opcode) {
+	case RDMAP_WRITE:
+		kiwarp_rx_cursor_end(rx);
+		return 0;
+	case RDMAP_READ_RESP:
+		return kiwarp_rx_finish_read_resp(qp);
+	case RDMAP_READ_REQ:
+		return kiwarp_rx_finish_read_req(qp);
+	case RDMAP_TERMINATE:
+		qp->stats.terms_rcvd++;
+		ibdev_dbg(qp->ibqp.device,
+			  "qp %u: TERMINATE received: layer %u etype %u ecode %u\n",
+			  qp->ibqp.qp_num, rx->dh.term_layer,
+			  rx->dh.term_etype, rx->dh.term_ecode);
+		kiwarp_qp_error(qp);
+		return -ECONNRESET;
+	default:
+		return kiwarp_rx_finish_send(qp);
+	}
+}
+
+static int kiwarp_rx_hdr(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	struct ddp_err err;
+	int n, hlen;
+
+	if (!rx->hdr_need)
+		rx->hdr_need = MPA_FPDU_HDR_LEN + 2;
+	n = kiwarp_rx_recv(qp, rx->hdr + rx->hdr_got,
+			   rx->hdr_need - rx->hdr_got);
+	if (n <= 0)
+		return n;
+	rx->hdr_got += n;
+	if (rx->hdr_got < rx->hdr_need)
+		return 1;
+	if (rx->hdr_need == MPA_FPDU_HDR_LEN + 2) {
+		rx->mpa_len = get_unaligned_be16(rx->hdr);
+		hlen = ddp_hdr_len(rx->hdr[2], rx->hdr[3], &err);
+		if (hlen < 0)
+			return kiwarp_rx_fail(qp, err.layer, err.etype,
+					      err.ecode);
+		if (rx->mpa_len < hlen)
+			return kiwarp_rx_fail(qp, TERM_LAYER_LLP, 0,
+					      LLP_ECODE_FPDU_START);
+		rx->hdr_need = MPA_FPDU_HDR_LEN + hlen;
+		return 1;
+	}
+	hlen = ddp_hdr_decode(rx->hdr + MPA_FPDU_HDR_LEN,
+			      rx->hdr_got - MPA_FPDU_HDR_LEN, &rx->dh, &err);
+	if (hlen < 0)
+		return kiwarp_rx_fail(qp, err.layer, err.etype, err.ecode);
+	rx->pay_len = rx->mpa_len - hlen;
+	rx->pay_got = 0;
+	rx->crc = iw_crc32c(IW_CRC32C_SEED, rx->hdr, rx->hdr_got);
+	if (kiwarp_rx_begin(qp))
+		return -EPROTO;
+	rx->stage = rx->pay_len ? KIWARP_RX_PAYLOAD : KIWARP_RX_TRAILER;
+	rx->trl_need = mpa_fpdu_pad(rx->mpa_len) + MPA_FPDU_CRC_LEN;
+	rx->trl_got = 0;
+	return 1;
+}
+
+static int kiwarp_rx_payload(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	u32 want = rx->pay_len - rx->pay_got, len;
+	void *p;
+	int n;
+
+	if (rx->discarding) {
+		p = rx->discard;
+		len = min_t(u32, want, sizeof(rx->discard));
+	} else {
+		n = kiwarp_cursor_piece(&rx->cur, want, &p, &len);
+		if (n == -EACCES)
+			return kiwarp_rx_tagged_fail(qp, rx->cur.ecode);
+		if (n)
+			return kiwarp_rx_fail(qp, TERM_LAYER_DDP,
+					      DDP_ETYPE_CATASTROPHIC, 0);
+	}
+	n = kiwarp_rx_recv(qp, p, len);
+	if (!rx->discarding && (n <= 0 || n < len))
+		rx->cur.off -= len - max(n, 0);	/* give back the rest */
+	if (n <= 0)
+		return n;
+	if (qp->crc)
+		rx->crc = iw_crc32c(rx->crc, p, n);
+	rx->pay_got += n;
+	if (rx->pay_got == rx->pay_len)
+		rx->stage = KIWARP_RX_TRAILER;
+	return 1;
+}
+
+static int kiwarp_rx_trailer(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	u32 pad = rx->trl_need - MPA_FPDU_CRC_LEN;
+	int n;
+
+	n = kiwarp_rx_recv(qp, rx->trailer + rx->trl_got,
+			   rx->trl_need - rx->trl_got);
+	if (n <= 0)
+		return n;
+	rx->trl_got += n;
+	if (rx->trl_got < rx->trl_need)
+		return 1;
+	if (qp->crc) {
+		u32 crc = ~iw_crc32c(rx->crc, rx->trailer, pad);
+
+		if (crc != get_unaligned_le32(rx->trailer + pad))
+			return kiwarp_rx_fail(qp, TERM_LAYER_LLP, 0,
+					      LLP_ECODE_CRC);
+	}
+	rx->stage = KIWARP_RX_HDR;
+	rx->hdr_got = 0;
+	rx->hdr_need = 0;
+	return kiwarp_rx_finish(qp) ?: 1;
+}
+
+/* Return: 1 progress, -EAGAIN no data, 0 EOF, < 0 error (handled). */
+static int kiwarp_rx_step(struct kiwarp_qp *qp)
+{
+	switch (qp->rx.stage) {
+	case KIWARP_RX_HDR:
+		return kiwarp_rx_hdr(qp);
+	case KIWARP_RX_PAYLOAD:
+		return kiwarp_rx_payload(qp);
+	default:
+		return kiwarp_rx_trailer(qp);
+	}
+}
+
+void kiwarp_rx_work(struct work_struct *work)
+{
+	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
+	int budget = KIWARP_RX_BUDGET, ret = 1;
+	enum kiwarp_qp_state st;
+	unsigned long flags;
+	bool up;
+
+	while (budget--) {
+		spin_lock_irqsave(&qp->state_lock, flags);
+		st = qp->state;
+		up = qp->conn_up;
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		if (!up || (st != KIWARP_QPS_RTS && st != KIWARP_QPS_CLOSING))
+			break;
+		ret = kiwarp_rx_step(qp);
+		if (ret == -EAGAIN)
+			break;
+		if (ret == 0) {
+			/* the peer closed its half: the connection ends */
+			WRITE_ONCE(qp->peer_closed, true);
+			kiwarp_qp_error(qp);
+			break;
+		}
+		if (ret < 0) {
+			/* protocol errors were answered with TERMINATE */
+			if (ret != -EPROTO && ret != -ECONNRESET)
+				kiwarp_qp_error(qp);
+			break;
+		}
+	}
+	if (budget < 0)
+		kiwarp_qp_queue(qp, &qp->rx_work);
+	kiwarp_qp_put(qp);
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: the transmit path (one work per QP, qp->tx_work).
+ *
+ * The TX work is the only writer of a connected QP's socket. Each pass
+ * sends, in this order: a pending TERMINATE (then the QP goes to ERROR);
+ * RDMA Read Responses for the inbound Read Requests queued by RX (IRQ);
+ * the send queue in order - Send, Send with Invalidate, Send with SE,
+ * RDMA Write, RDMA Read Request (entered in the ORQ first, at most ORD
+ * outstanding; IB_SEND_FENCE waits for them), and the local REG_MR and
+ * LOCAL_INV steps. In CLOSING, once the SQ is empty, our half of the TCP
+ * connection is closed (FIN).
+ *
+ * A message is cut into FPDUs no larger than the path MSS (fpdu_max),
+ * each sent with one kernel_sendmsg() of a kvec array: the header in
+ * qp->tx_hdr, the payload straight from the registered memory (no copy
+ * into a staging buffer), pad and CRC from qp->tx_trl. Nothing is
+ * allocated per message. Sends and Writes complete once handed to TCP,
+ * Reads when their last response segment is placed (rx.c); completions
+ * are reported in SQ order (qp.c).
+ */
+
+#include "kiwarp.h"
+
+#define KIWARP_TX_VECS		18
+#define KIWARP_TX_BUDGET	64
+
+static const u8 kiwarp_zero_pad[3];
+
+/*
+ * Send one message: @total bytes from @src behind headers from @h. For
+ * tagged messages h->to is the first byte's offset; untagged get their
+ * MO filled in. Return: 0, -EACCES/-EFAULT (@src), or a socket error.
+ */
+static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
+			 struct kiwarp_cursor *src, u32 total)
+{
+	struct kvec vec[KIWARP_TX_VECS];
+	bool tagged = h->opcode == RDMAP_WRITE ||
+		      h->opcode == RDMAP_READ_RESP;
+	u64 base_to = h->to;
+	u32 sent = 0, hlen, max_pay;
+	int hret;
+
+	hret = ddp_hdr_encode(h, qp->tx_hdr + MPA_FPDU_HDR_LEN, DDP_HDR_MAX);
+	if (hret < 0)
+		return hret;
+	hlen = hret;
+	max_pay = ddp_max_payload(qp->fpdu_max, hlen);
+
+	do {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		u32 chunk = min(total - sent, max_pay), got = 0, n = 1;
+		u32 pad, flen, crc = 0;
+		int ret;
+
+		while (got < chunk && n < KIWARP_TX_VECS - 1) {
+			void *p;
+			u32 len;
+
+			ret = kiwarp_cursor_piece(src, chunk - got, &p, &len);
+			if (ret)
+				return ret == -ENOENT ? -EFAULT : ret;
+			vec[n].iov_base = p;
+			vec[n].iov_len = len;
+			n++;
+			got += len;
+		}
+		chunk = got;
+		if (tagged)
+			h->to = base_to + sent;
+		else
+			h->mo = sent;
+		h->last = sent + chunk == total;
+		ddp_hdr_encode(h, qp->tx_hdr + MPA_FPDU_HDR_LEN, DDP_HDR_MAX);
+		put_unaligned_be16(hlen + chunk, qp->tx_hdr);
+		vec[0].iov_base = qp->tx_hdr;
+		vec[0].iov_len = MPA_FPDU_HDR_LEN + hlen;
+
+		pad = mpa_fpdu_pad(hlen + chunk);
+		memset(qp->tx_trl, 0, sizeof(qp->tx_trl));
+		if (qp->crc) {
+			u32 i;
+
+			crc = IW_CRC32C_SEED;
+			for (i = 0; i < n; i++)
+				crc = iw_crc32c(crc, vec[i].iov_base,
+						vec[i].iov_len);
+			crc = ~iw_crc32c(crc, kiwarp_zero_pad, pad);
+			put_unaligned_le32(crc, qp->tx_trl + pad);
+		}
+		vec[n].iov_base = qp->tx_trl;
+		vec[n].iov_len = pad + MPA_FPDU_CRC_LEN;
+		n++;
+
+		flen = MPA_FPDU_HDR_LEN + hlen + chunk + pad + MPA_FPDU_CRC_LEN;
+		ret = kernel_sendmsg(qp->sock, &msg, vec, n, flen);
+		if (ret != flen)
+			return ret < 0 ? ret : -EIO;
+		qp->stats.tx_fpdus++;
+		qp->stats.tx_bytes += chunk;
+		sent += chunk;
+	} while (sent < total);
+	return 0;
+}
+
+static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
+{
+	struct ddp_hdr h = {
+		.opcode = RDMAP_TERMINATE,
+		.msn = qp->send_msn[DDP_QN_TERMINATE]++,
+		.term_layer = qp->term_layer,
+		.term_etype = qp->term_etype,
+		.term_ecode = qp->term_ecode,
+	};
+	struct kiwarp_cursor none;
+
+	kiwarp_cursor_init(&none, qp, NULL, 0, 0, false);
+	qp->stats.terms_sent++;
+	return kiwarp_tx_msg(qp, &h, &none, 0);
+}
+
+/* Answer the oldest inbound Read Request. */
+static int kiwarp_tx_read_resp(struct kiwarp_qp *qp, struct kiwarp_irqe *e)
+{
+	struct ddp_hdr h = {
+		.opcode = RDMAP_READ_RESP,
+		.stag = e->sink_stag,
+		.to = e->sink_to,
+	};
+	struct kiwarp_cursor src;
+	unsigned long flags;
+	int ret;
+
+	kiwarp_cursor_tagged(&src, qp, e->src_stag, e->src_to, e->len,
+			     IB_ACCESS_REMOTE_READ);
+	ret = kiwarp_tx_msg(qp, &h, &src, e->len);
+	kiwarp_cursor_end(&src);
+	if (ret == -EACCES) {
+		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
+				    RDMAP_ETYPE_REMOTE_PROTECTION, src.ecode);
+		return ret;
+	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->irq_head++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return ret;
+}
+
+static u8 kiwarp_send_opcode(const struct kiwarp_swqe *w)
+{
+	bool se = w->flags & IB_SEND_SOLICITED;
+
+	if (w->opcode == IB_WR_SEND_WITH_INV)
+		return se ? RDMAP_SEND_SE_INV : RDMAP_SEND_INV;
+	return se ? RDMAP_SEND_SE : RDMAP_SEND;
+}
+
+/*
+ * Process the WQE in SQ slot @idx (already counted as processed).
+ * Return: 0, or an error that takes the QP to ERROR.
+ */
+static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
+			 u32 idx)
+{
+	struct kiwarp_cursor src;
+	struct ddp_hdr h = {};
+	unsigned long flags;
+	int ret;
+
+	switch (w->opcode) {
+	case IB_WR_REG_MR:
+		ret = kiwarp_mr_reg(w->reg_mr, qp->ibqp.pd, w->reg_key,
+				    w->reg_access);
+		kiwarp_sq_complete(qp, idx, ret ? IB_WC_MW_BIND_ERR :
+						  IB_WC_SUCCESS);
+		return ret;
+	case IB_WR_LOCAL_INV:
+		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key);
+		kiwarp_sq_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
+						  IB_WC_SUCCESS);
+		return ret ? -EINVAL : 0;
+	case IB_WR_RDMA_READ:
+		if (kiwarp_sges_check(qp, w->sge, 1, IB_ACCESS_LOCAL_WRITE)) {
+			kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+			return -EACCES;
+		}
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		qp->orq[qp->orq_tail % qp->orq_size] = (struct kiwarp_orqe) {
+			.sq_idx = idx,
+			.sink_stag = w->sge[0].lkey,
+			.sink_to = w->sge[0].addr,
+			.len = w->sge[0].length,
+		};
+		qp->orq_tail++;
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		h.opcode = RDMAP_READ_REQ;
+		h.msn = qp->send_msn[DDP_QN_READ_REQ]++;
+		h.sink_stag = w->sge[0].lkey;
+		h.sink_to = w->sge[0].addr;
+		h.read_size = w->sge[0].length;
+		h.src_stag = w->rkey;
+		h.src_to = w->remote_addr;
+		kiwarp_cursor_init(&src, qp, NULL, 0, 0, false);
+		return kiwarp_tx_msg(qp, &h, &src, 0);
+	case IB_WR_RDMA_WRITE:
+		h.opcode = RDMAP_WRITE;
+		h.stag = w->rkey;
+		h.to = w->remote_addr;
+		break;
+	default:
+		h.opcode = kiwarp_send_opcode(w);
+		h.stag = w->ex_key;
+		h.msn = qp->send_msn[DDP_QN_SEND]++;
+		break;
+	}
+	if (kiwarp_sges_check(qp, w->sge, w->num_sge, 0)) {
+		kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+		return -EACCES;
+	}
+	kiwarp_cursor_init(&src, qp, w->sge, w->num_sge, 0, false);
+	ret = kiwarp_tx_msg(qp, &h, &src, w->total_len);
+	kiwarp_cursor_end(&src);
+	if (ret == -EACCES || ret == -EFAULT) {
+		kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+		return ret;
+	}
+	if (!ret) {
+		w->byte_len = w->total_len;
+		kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+	}
+	return ret;
+}
+
+/*
+ * One step of a connected QP in RTS or CLOSING. Return: 1 if there may
+ * be more to do, 0 when idle, < 0 on an error (QP to ERROR).
+ */
+static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
+{
+	struct kiwarp_swqe *w = NULL;
+	struct kiwarp_irqe e;
+	bool have_irq = false;
+	unsigned long flags;
+	u32 idx = 0;
+	int ret;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->irq_head != qp->irq_tail) {
+		e = qp->irq[qp->irq_head % qp->irq_size];
+		have_irq = true;
+	} else if (qp->sq_next != qp->sq_tail) {
+		w = &qp->sq[qp->sq_next & (qp->sq_size - 1)];
+		if (w->opcode == IB_WR_RDMA_READ && !qp->ord) {
+			/* the connection allows no Read: a local error */
+			idx = qp->sq_next++;
+			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			kiwarp_sq_complete(qp, idx, IB_WC_LOC_QP_OP_ERR);
+			return -EINVAL;
+		}
+		if ((w->opcode == IB_WR_RDMA_READ &&
+		     qp->orq_tail - qp->orq_head >= qp->ord) ||
+		    ((w->flags & IB_SEND_FENCE) &&
+		     qp->orq_tail != qp->orq_head)) {
+			/* wait for a Read Response: RX kicks us */
+			w = NULL;
+		} else {
+			idx = qp->sq_next++;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (have_irq)
+		return kiwarp_tx_read_resp(qp, &e) ?: 1;
+	if (w) {
+		ret = kiwarp_tx_wqe(qp, w, idx);
+		return ret ?: 1;
+	}
+	if (st == KIWARP_QPS_CLOSING && !qp->fin_sent &&
+	    qp->sq_next == qp->sq_tail) {
+		qp->fin_sent = true;
+		kernel_sock_shutdown(qp->sock, SHUT_WR);
+	}
+	return 0;
+}
+
+void kiwarp_tx_work(struct work_struct *work)
+{
+	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, tx_work);
+	enum kiwarp_qp_state st;
+	int budget = KIWARP_TX_BUDGET, ret;
+	unsigned long flags;
+	bool up, term;
+
+	while (budget--) {
+		spin_lock_irqsave(&qp->state_lock, flags);
+		st = qp->state;
+		up = qp->conn_up;
+		term = qp->term_pending;
+		qp->term_pending = false;
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+
+		if (!up) {
+			if (st == KIWARP_QPS_ERROR)
+				kiwarp_qp_flush_sq(qp);
+			break;
+		}
+		if (term) {
+			kiwarp_tx_terminate(qp);
+			kiwarp_qp_error(qp);
+			break;
+		}
+		if (st != KIWARP_QPS_RTS && st != KIWARP_QPS_CLOSING)
+			break;	/* the teardown flushes */
+		ret = kiwarp_tx_step(qp, st);
+		if (ret < 0) {
+			qp->stats.errors++;
+			kiwarp_qp_error(qp);
+			break;
+		}
+		if (!ret)
+			break;
+	}
+	if (budget < 0)
+		kiwarp_qp_kick_tx(qp);	/* more to do: let others run */
+	kiwarp_qp_put(qp);
+}

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "kiwarp_interop": the kiwarp RNIC against Linux siw over
+ * rdma_cm, in the guest's test hosts (scripts/guest/lib.sh): kw0 on
+ * veth2 (198.51.100.1, namespace "b") and siwC on veth3 (198.51.100.2,
+ * root namespace; siw opens its sockets in the caller's namespace, so
+ * it must be the root one for a kernel test). Each case connects one kernel rdma_cm endpoint on
+ * each device, registers a fast-registration MR on both sides, swaps
+ * (address, rkey) with SENDs, and then each side in turn RDMA WRITEs a
+ * pattern into the other's MR, reads it back with RDMA READ and SENDs
+ * a multi-FPDU message; every byte is checked on both ends. Then a
+ * graceful rdma_disconnect must reach both sides.
+ *
+ *   interop_siw_ours_rdma_cm   siw listens, kiwarp connects
+ *   interop_ours_siw_rdma_cm   kiwarp listens, siw connects
+ *   ..._crc                    the same with MPA CRC asked by kiwarp
+ *   ours_ours_rdma_cm[_crc]    kw2 (veth5, 203.0.113.2, "b") and kw1
+ *                              (veth4, 203.0.113.1, root) both ways
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/ib_verbs.h>
+
+#include "kiwarp.h"
+
+#define OURS_ADDR	"198.51.100.1"
+#define SIW_ADDR	"198.51.100.2"
+#define OURS_NETDEV	"veth2"
+#define BUF_LEN		16384
+#define XFER_LEN	6000	/* several FPDUs, crosses pages */
+#define READ_OFF	8192
+#define MSG_LEN		4096
+#define SEND_LEN	3000
+#define TMO		(15 * HZ)
+
+enum {
+	WR_REG, WR_INFO, WR_WRITE, WR_READ, WR_SEND, WR_RINFO, WR_RDATA,
+	WR_COUNT
+};
+
+struct wire_info {
+	__be64 addr;
+	__be32 rkey;
+	__be32 len;
+};
+
+struct cm_ctx {
+	wait_queue_head_t wq;
+	unsigned long events;
+	struct rdma_cm_id *child;
+};
+
+struct ep {
+	struct kunit *test;
+	struct rdma_cm_id *id;
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	u8 *buf;
+	struct scatterlist sg;
+	bool sg_mapped;
+	struct ib_mr *mr;
+	struct wire_info *info;		/* ours, sent */
+	struct wire_info *rinfo;	/* the peer's, received */
+	u8 *msg;			/* received message */
+	u64 info_dma, rinfo_dma, msg_dma;
+	struct ib_wc seen[WR_COUNT];
+	bool got[WR_COUNT];
+};
+
+static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct cm_ctx *c = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		c->child = id;
+	set_bit(ev->event, &c->events);
+	wake_up(&c->wq);
+	return 0;
+}
+
+static bool cm_wait(struct cm_ctx *c, int ev)
+{
+	return wait_event_timeout(c->wq, test_bit(ev, &c->events), TMO) > 0;
+}
+
+static struct net *find_net(const char *ifname)
+{
+	struct net *net, *found = NULL;
+	struct net_device *nd;
+
+	rtnl_lock();
+	for_each_net(net) {
+		nd = __dev_get_by_name(net, ifname);
+		if (nd) {
+			found = get_net(net);
+			break;
+		}
+	}
+	rtnl_unlock();
+	return found;
+}
+
+static void make_addr(struct sockaddr_in *sin, const char *ip, u16 port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	sin->sin_addr.s_addr = in_aton(ip);
+}
+
+static bool ep_wait(struct ep *e, int wr)
+{
+	unsigned long end = jiffies + TMO;
+	struct ib_wc wc;
+
+	while (!e->got[wr]) {
+		if (ib_poll_cq(e->cq, 1, &wc) == 1) {
+			if (wc.wr_id < WR_COUNT) {
+				e->seen[wc.wr_id] = wc;
+				e->got[wc.wr_id] = true;
+			}
+			continue;
+		}
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(200, 500);
+	}
+	e->got[wr] = false;
+	KUNIT_EXPECT_EQ_MSG(e->test, e->seen[wr].status, IB_WC_SUCCESS,
+			    "wr %d on %s", wr, dev_name(&e->dev->dev));
+	return e->seen[wr].status == IB_WC_SUCCESS;
+}
+
+static int post_recv(struct ep *e, int wr, u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len,
+			      .lkey = e->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = wr, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(e->id->qp, &rwr, &bad);
+}
+
+/* PD, CQ, QP on the id's device, MR over a buffer, receives posted */
+static int ep_setup(struct ep *e, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr qa = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	e->id = id;
+	e->dev = id->device;
+	e->pd = ib_alloc_pd(e->dev, 0);
+	if (IS_ERR(e->pd))
+		return PTR_ERR(e->pd);
+	e->cq = ib_alloc_cq(e->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(e->cq))
+		return PTR_ERR(e->cq);
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	ret = rdma_create_qp(id, e->pd, &qa);
+	if (ret)
+		return ret;
+	e->buf = kzalloc(BUF_LEN, GFP_KERNEL);
+	e->info = kzalloc(sizeof(*e->info), GFP_KERNEL);
+	e->rinfo = kzalloc(sizeof(*e->rinfo), GFP_KERNEL);
+	e->msg = kzalloc(MSG_LEN, GFP_KERNEL);
+	if (!e->buf || !e->info || !e->rinfo || !e->msg)
+		return -ENOMEM;
+	sg_init_one(&e->sg, e->buf, BUF_LEN);
+	if (ib_dma_map_sg(e->dev, &e->sg, 1, DMA_BIDIRECTIONAL) != 1)
+		return -EIO;
+	e->sg_mapped = true;
+	e->mr = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, BUF_LEN / PAGE_SIZE + 1);
+	if (IS_ERR(e->mr))
+		return PTR_ERR(e->mr);
+	if (ib_map_mr_sg(e->mr, &e->sg, 1, NULL, PAGE_SIZE) != 1)
+		return -EIO;
+	e->info_dma = ib_dma_map_single(e->dev, e->info, sizeof(*e->info),
+					DMA_TO_DEVICE);
+	e->rinfo_dma = ib_dma_map_single(e->dev, e->rinfo, sizeof(*e->rinfo),
+					 DMA_FROM_DEVICE);
+	e->msg_dma = ib_dma_map_single(e->dev, e->msg, MSG_LEN,
+				       DMA_FROM_DEVICE);
+	ret = post_recv(e, WR_RINFO, e->rinfo_dma, sizeof(*e->rinfo));
+	if (!ret)
+		ret = post_recv(e, WR_RDATA, e->msg_dma, MSG_LEN);
+	return ret;
+}
+
+static void ep_teardown(struct ep *e)
+{
+	if (!e->id)
+		return;
+	if (e->id->qp)
+		rdma_destroy_qp(e->id);
+	if (e->msg_dma) {
+		ib_dma_unmap_single(e->dev, e->info_dma, sizeof(*e->info),
+				    DMA_TO_DEVICE);
+		ib_dma_unmap_single(e->dev, e->rinfo_dma, sizeof(*e->rinfo),
+				    DMA_FROM_DEVICE);
+		ib_dma_unmap_single(e->dev, e->msg_dma, MSG_LEN,
+				    DMA_FROM_DEVICE);
+	}
+	if (!IS_ERR_OR_NULL(e->mr))
+		ib_dereg_mr(e->mr);
+	if (e->sg_mapped)
+		ib_dma_unmap_sg(e->dev, &e->sg, 1, DMA_BIDIRECTIONAL);
+	if (!IS_ERR_OR_NULL(e->cq))
+		ib_free_cq(e->cq);
+	if (!IS_ERR_OR_NULL(e->pd))
+		ib_dealloc_pd(e->pd);
+	kfree(e->buf);
+	kfree(e->info);
+	kfree(e->rinfo);
+	kfree(e->msg);
+}
+
+static int post_send(struct ep *e, struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	return ib_post_send(e->id->qp, wr, &bad);
+}
+
+/* Register the MR (REG_MR) and tell the peer about it (SEND) */
+static bool ep_publish(struct ep *e)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = WR_REG, .opcode = IB_WR_REG_MR },
+		.mr = e->mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			  IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_sge sge = { .addr = e->info_dma, .length = sizeof(*e->info),
+			      .lkey = e->pd->local_dma_lkey };
+	struct ib_send_wr swr = { .wr_id = WR_INFO, .opcode = IB_WR_SEND,
+				  .sg_list = &sge, .num_sge = 1 };
+
+	ib_update_fast_reg_key(e->mr, ib_inc_rkey(e->mr->rkey) & 0xff);
+	reg.key = e->mr->rkey;
+	if (post_send(e, &reg.wr) || !ep_wait(e, WR_REG))
+		return false;
+	e->info->addr = cpu_to_be64(e->mr->iova);
+	e->info->rkey = cpu_to_be32(e->mr->rkey);
+	e->info->len = cpu_to_be32(BUF_LEN);
+	return !post_send(e, &swr) && ep_wait(e, WR_INFO);
+}
+
+static void fill(u8 *p, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 7 + (i >> 8));
+}
+
+/* @a writes, reads back and sends to @b; both ends checked */
+static bool exercise(struct kunit *test, struct ep *a, struct ep *b, u8 seed)
+{
+	u64 raddr = be64_to_cpu(a->rinfo->addr);
+	u32 rkey = be32_to_cpu(a->rinfo->rkey);
+	u8 *want = kunit_kmalloc(test, XFER_LEN, GFP_KERNEL);
+	struct ib_sge sge = { .lkey = a->mr->lkey };
+	struct ib_rdma_wr rw = { .wr.sg_list = &sge, .wr.num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = WR_SEND, .opcode = IB_WR_SEND,
+				  .sg_list = &sge, .num_sge = 1 };
+
+	if (!want)
+		return false;
+	fill(want, XFER_LEN, seed);
+	memcpy(a->buf, want, XFER_LEN);
+	memset(a->buf + READ_OFF, 0, XFER_LEN);
+
+	sge.addr = a->mr->iova;
+	sge.length = XFER_LEN;
+	rw.wr.wr_id = WR_WRITE;
+	rw.wr.opcode = IB_WR_RDMA_WRITE;
+	rw.remote_addr = raddr;
+	rw.rkey = rkey;
+	if (post_send(a, &rw.wr) || !ep_wait(a, WR_WRITE))
+		return false;
+
+	sge.addr = a->mr->iova + READ_OFF;
+	rw.wr.wr_id = WR_READ;
+	rw.wr.opcode = IB_WR_RDMA_READ;
+	rw.wr.send_flags = 0;
+	if (post_send(a, &rw.wr) || !ep_wait(a, WR_READ))
+		return false;
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf + READ_OFF, want, XFER_LEN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->buf, want, XFER_LEN), 0);
+
+	sge.addr = a->mr->iova + 100;
+	sge.length = SEND_LEN;
+	if (post_send(a, &swr) || !ep_wait(a, WR_SEND) || !ep_wait(b, WR_RDATA))
+		return false;
+	KUNIT_EXPECT_EQ(test, b->seen[WR_RDATA].byte_len, SEND_LEN);
+	KUNIT_EXPECT_EQ(test, memcmp(b->msg, want + 100, SEND_LEN), 0);
+	return true;
+}
+
+/* One side of a test connection */
+struct side {
+	const char *dev;	/* expected RDMA device */
+	const char *ip;		/* its address (the listener's matters) */
+	const char *netdev;	/* a netdev of its namespace, NULL: root */
+};
+
+static bool is_ours(struct ep *e)
+{
+	return e->dev && e->dev->ops.driver_id == RDMA_DRIVER_UNKNOWN;
+}
+
+static void check_ours(struct kunit *test, struct ep *e, bool crc)
+{
+	struct kiwarp_qp *qp;
+
+	if (!is_ours(e) || !e->id || !e->id->qp)
+		return;
+	qp = to_kqp(e->id->qp);
+	KUNIT_EXPECT_EQ(test, qp->crc, crc);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(qp), KIWARP_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, qp->mpa_rev, MPA_REVISION_2);
+	KUNIT_EXPECT_GT(test, qp->stats.rx_fpdus, 6ULL);
+	KUNIT_EXPECT_EQ(test, qp->stats.terms_sent, 0U);
+	KUNIT_EXPECT_EQ(test, qp->stats.terms_rcvd, 0U);
+}
+
+static struct net *side_net(const struct side *s)
+{
+	return s->netdev ? find_net(s->netdev) : get_net(&init_net);
+}
+
+/*
+ * One connection: @srv listens, @cli connects; kiwarp asks for CRC if
+ * @crc. Both sides then exercise each other.
+ */
+static void interop_run(struct kunit *test, const struct side *sside,
+			const struct side *cside, bool crc)
+{
+	struct net *srv_net = side_net(sside), *cli_net = side_net(cside);
+	struct rdma_conn_param cp = {
+		.initiator_depth = 4, .responder_resources = 4,
+		.retry_count = 7,
+	};
+	struct cm_ctx sctx, cctx;
+	struct rdma_cm_id *lid = NULL, *cid = NULL;
+	struct sockaddr_in saddr;
+	struct ep *srv, *cli;
+	bool old_crc = kiwarp_mpa_crc;
+	static u16 port = 18515;
+
+	srv = kunit_kzalloc(test, sizeof(*srv), GFP_KERNEL);
+	cli = kunit_kzalloc(test, sizeof(*cli), GFP_KERNEL);
+	init_waitqueue_head(&sctx.wq);
+	init_waitqueue_head(&cctx.wq);
+	sctx.events = 0;
+	cctx.events = 0;
+	sctx.child = NULL;
+	if (!srv_net || !cli_net || !srv || !cli) {
+		KUNIT_FAIL(test, "no namespace for %s/%s or no memory",
+			   sside->netdev, cside->netdev);
+		goto out;
+	}
+	srv->test = test;
+	cli->test = test;
+	WRITE_ONCE(kiwarp_mpa_crc, crc);
+
+	lid = rdma_create_id(srv_net, cm_handler, &sctx, RDMA_PS_TCP,
+			     IB_QPT_RC);
+	if (IS_ERR(lid)) {
+		KUNIT_FAIL(test, "listen id %ld", PTR_ERR(lid));
+		lid = NULL;
+		goto out;
+	}
+	make_addr(&saddr, sside->ip, port++);
+	if (rdma_bind_addr(lid, (struct sockaddr *)&saddr) ||
+	    rdma_listen(lid, 4)) {
+		KUNIT_FAIL(test, "bind/listen on %s", sside->ip);
+		goto out;
+	}
+
+	cid = rdma_create_id(cli_net, cm_handler, &cctx, RDMA_PS_TCP,
+			     IB_QPT_RC);
+	if (IS_ERR(cid)) {
+		KUNIT_FAIL(test, "client id %ld", PTR_ERR(cid));
+		cid = NULL;
+		goto out;
+	}
+	if (rdma_resolve_addr(cid, NULL, (struct sockaddr *)&saddr, 5000) ||
+	    !cm_wait(&cctx, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+	    rdma_resolve_route(cid, 5000) ||
+	    !cm_wait(&cctx, RDMA_CM_EVENT_ROUTE_RESOLVED)) {
+		KUNIT_FAIL(test, "address/route resolution (events %lx)",
+			   cctx.events);
+		goto out;
+	}
+	KUNIT_EXPECT_STREQ(test, dev_name(&cid->device->dev), cside->dev);
+	if (ep_setup(cli, cid)) {
+		KUNIT_FAIL(test, "client setup");
+		goto out;
+	}
+	if (rdma_connect(cid, &cp) ||
+	    !cm_wait(&sctx, RDMA_CM_EVENT_CONNECT_REQUEST)) {
+		KUNIT_FAIL(test, "no connect request (events %lx/%lx)",
+			   cctx.events, sctx.events);
+		goto out;
+	}
+	KUNIT_EXPECT_STREQ(test, dev_name(&sctx.child->device->dev),
+			   sside->dev);
+	if (ep_setup(srv, sctx.child)) {
+		KUNIT_FAIL(test, "server setup");
+		goto out;
+	}
+	rdma_lock_handler(sctx.child);
+	KUNIT_EXPECT_EQ(test, rdma_accept(sctx.child, &cp), 0);
+	rdma_unlock_handler(sctx.child);
+	if (!cm_wait(&cctx, RDMA_CM_EVENT_ESTABLISHED) ||
+	    !cm_wait(&sctx, RDMA_CM_EVENT_ESTABLISHED)) {
+		KUNIT_FAIL(test, "not established (events %lx/%lx)",
+			   cctx.events, sctx.events);
+		goto out;
+	}
+
+	if (!ep_publish(cli) || !ep_publish(srv) ||
+	    !ep_wait(cli, WR_RINFO) || !ep_wait(srv, WR_RINFO)) {
+		KUNIT_FAIL(test, "MR exchange");
+		goto out;
+	}
+	if (!exercise(test, cli, srv, 0x11) || !exercise(test, srv, cli, 0x5a)) {
+		KUNIT_FAIL(test, "data transfer");
+		goto out;
+	}
+	check_ours(test, cli, crc);
+	check_ours(test, srv, crc);
+
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(cid), 0);
+	KUNIT_EXPECT_TRUE(test, cm_wait(&cctx, RDMA_CM_EVENT_DISCONNECTED));
+	KUNIT_EXPECT_TRUE(test, cm_wait(&sctx, RDMA_CM_EVENT_DISCONNECTED));
+out:
+	WRITE_ONCE(kiwarp_mpa_crc, old_crc);
+	if (cli)
+		ep_teardown(cli);
+	if (srv)
+		ep_teardown(srv);
+	if (sctx.child)
+		rdma_destroy_id(sctx.child);
+	if (cid)
+		rdma_destroy_id(cid);
+	if (lid)
+		rdma_destroy_id(lid);
+	if (srv_net)
+		put_net(srv_net);
+	if (cli_net)
+		put_net(cli_net);
+}
+
+static const struct side ours_b = { "kw0", OURS_ADDR, OURS_NETDEV };
+static const struct side siw_root = { "siwC", SIW_ADDR, NULL };
+static const struct side kw1_root = { "kw1", "203.0.113.1", NULL };
+static const struct side kw2_b = { "kw2", "203.0.113.2", "veth5" };
+
+static void interop_siw_ours_rdma_cm(struct kunit *test)
+{
+	interop_run(test, &siw_root, &ours_b, false);
+}
+
+static void interop_ours_siw_rdma_cm(struct kunit *test)
+{
+	interop_run(test, &ours_b, &siw_root, false);
+}
+
+static void interop_siw_ours_rdma_cm_crc(struct kunit *test)
+{
+	interop_run(test, &siw_root, &ours_b, true);
+}
+
+static void interop_ours_siw_rdma_cm_crc(struct kunit *test)
+{
+	interop_run(test, &ours_b, &siw_root, true);
+}
+
+static void ours_ours_rdma_cm(struct kunit *test)
+{
+	interop_run(test, &kw2_b, &kw1_root, false);
+}
+
+static void ours_ours_rdma_cm_crc(struct kunit *test)
+{
+	interop_run(test, &kw1_root, &kw2_b, true);
+}
+
+static struct kunit_case kiwarp_interop_cases[] = {
+	KUNIT_CASE(interop_siw_ours_rdma_cm),
+	KUNIT_CASE(interop_ours_siw_rdma_cm),
+	KUNIT_CASE(interop_siw_ours_rdma_cm_crc),
+	KUNIT_CASE(interop_ours_siw_rdma_cm_crc),
+	KUNIT_CASE(ours_ours_rdma_cm),
+	KUNIT_CASE(ours_ours_rdma_cm_crc),
+	{}
+};
+
+static struct kunit_suite kiwarp_interop_suite = {
+	.name = "kiwarp_interop",
+	.test_cases = kiwarp_interop_cases,
+};
+
+kunit_test_suite(kiwarp_interop_suite);
+
+MODULE_DESCRIPTION("KUnit interop tests: kiwarp against siw over rdma_cm");
+MODULE_IMPORT_NS(KIWARP_INTERNAL);
+MODULE_LICENSE("GPL");
