@@ -9,7 +9,8 @@
  * is set up in a work: bind to the cm_id's local address, connect, send
  * the MPA Request, read the Reply, bind the socket to the QP (RTS) and
  * report IW_CM_EVENT_CONNECT_REPLY - exactly once, with an error status
- * on any failure (a reject gives -ECONNREFUSED with its private data).
+ * on any failure (a reject gives -ECONNREFUSED with its private data, a
+ * TCP failure -ETIMEDOUT if unreachable, else -ECONNABORTED).
  *
  * Passive side (iw_create_listen): one listening socket per IPv4 address
  * of the netdev (a wildcard listen never takes connections for other
@@ -447,8 +448,17 @@ static void kiwarp_connect_work(struct work_struct *work)
 		goto fail;
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
 			     sizeof(struct sockaddr_in), 0);
-	if (ret)
+	if (ret) {
+		/*
+		 * TCP failed. rdma_cm reads -ECONNREFUSED as the remote
+		 * consumer's reject: report an unreachable host as
+		 * -ETIMEDOUT (UNREACHABLE) and anything else, a refused
+		 * connection included, as -ECONNABORTED (CONNECT_ERROR).
+		 */
+		ret = (ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
+		       ret == -ENETUNREACH) ? -ETIMEDOUT : -ECONNABORTED;
 		goto fail;
+	}
 
 	fi.kind = MPA_KIND_REQUEST;
 	fi.rev = MPA_REVISION_2;

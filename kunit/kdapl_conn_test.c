@@ -8,7 +8,9 @@
  * rdma_cm cannot route between two devices of one namespace (the
  * address resolution from siwA's address to another local address times
  * out). So over siw the two sides share the device and TCP runs over lo;
- * every object (IA, PZ, EVDs, EPs, QPs, cm_ids) is still separate. What
+ * every object (IA, PZ, EVDs, EPs, QPs, cm_ids) is still separate. The
+ * second suite, kdapl_conn_kiwarp, runs the same cases between the two
+ * test hosts over our RNIC (kw1 in the root namespace, kw2 in "b"). What
  * is covered:
  * connect/accept, reject, nobody listening, unreachable, time-out,
  * graceful and abrupt disconnect from either side, PSP with provider EP,
@@ -29,9 +31,25 @@
 
 #include <dat2/kdat.h>
 
-#define ADDR_A	"192.0.2.1"
-#define ADDR_B	ADDR_A		/* both sides on siwA: see above */
-#define ADDR_NOBODY "192.0.2.77"	/* on the link, nobody answers ARP */
+/*
+ * The two topologies (struct topo): over siw both sides on siwA (see
+ * above); over kiwarp, side A on kw1 (veth4, 203.0.113.1, root namespace)
+ * and side B on kw2 (veth5, 203.0.113.2, namespace b): our RNIC opens
+ * its sockets in the netdev's namespace, so this one really crosses
+ * between the two hosts. "nobody" is on the link and answers no ARP.
+ */
+struct topo {
+	char *dev_a, *dev_b;
+	const char *addr_a, *addr_b, *nobody;
+};
+
+static const struct topo topo_siw = {
+	"siwA", "siwA", "192.0.2.1", "192.0.2.1", "192.0.2.77",
+};
+
+static const struct topo topo_kiwarp = {
+	"kw1", "kw2", "203.0.113.1", "203.0.113.2", "203.0.113.77",
+};
 
 /* Generous for TCG and the debug kernel. */
 #define WAIT_MS	10000
@@ -72,6 +90,7 @@ struct host {
 struct conn_ctx {
 	struct host a, b;
 	struct host a6, b6;	/* conn_ipv6: two IAs on siw6 */
+	const struct topo *t;
 	struct sockaddr_in addr_b;
 	struct sockaddr_in addr_nobody;
 };
@@ -104,18 +123,29 @@ static void sin_set(struct sockaddr_in *sin, const char *ip)
 	sin->sin_addr.s_addr = in_aton(ip);
 }
 
-static int conn_init(struct kunit *test)
+static int conn_init_topo(struct kunit *test, const struct topo *t)
 {
 	struct conn_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
 	if (!c)
 		return -ENOMEM;
 	test->priv = c;
-	sin_set(&c->addr_b, ADDR_B);
-	sin_set(&c->addr_nobody, ADDR_NOBODY);
-	host_open(test, &c->a, "siwA");
-	host_open(test, &c->b, "siwA");
+	c->t = t;
+	sin_set(&c->addr_b, t->addr_b);
+	sin_set(&c->addr_nobody, t->nobody);
+	host_open(test, &c->a, t->dev_a);
+	host_open(test, &c->b, t->dev_b);
 	return 0;
+}
+
+static int conn_init(struct kunit *test)
+{
+	return conn_init_topo(test, &topo_siw);
+}
+
+static int conn_init_kiwarp(struct kunit *test)
+{
+	return conn_init_topo(test, &topo_kiwarp);
 }
 
 static void conn_exit(struct kunit *test)
@@ -216,7 +246,7 @@ static DAT_CR_HANDLE request(struct kunit *test, DAT_EP_HANDLE epa,
 	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, hello, sizeof(hello)),
 			0);
 	KUNIT_EXPECT_TRUE(test, ((struct sockaddr_in *)crp.remote_ia_address_ptr)
-			  ->sin_addr.s_addr == in_aton(ADDR_A));
+			  ->sin_addr.s_addr == in_aton(c->t->addr_a));
 	return ev.event_data.cr_arrival_event_data.cr_handle;
 }
 
@@ -354,9 +384,9 @@ static void conn_accept_graceful_disconnect(struct kunit *test)
 	epb = connect_pair(test, epa, &psp);
 	ASSERT_OK(test, dat_ep_query(epa, DAT_EP_FIELD_ALL, &p));
 	KUNIT_EXPECT_TRUE(test, ((struct sockaddr_in *)p.remote_ia_address_ptr)
-			  ->sin_addr.s_addr == in_aton(ADDR_B));
+			  ->sin_addr.s_addr == in_aton(c->t->addr_b));
 	KUNIT_EXPECT_TRUE(test, ((struct sockaddr_in *)p.local_ia_address_ptr)
-			  ->sin_addr.s_addr == in_aton(ADDR_A));
+			  ->sin_addr.s_addr == in_aton(c->t->addr_a));
 	/* A second connect on a connected EP is refused. */
 	EXPECT_RET(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
 					7000, 1000000, 0, NULL,
@@ -1289,6 +1319,35 @@ static struct kunit_case conn_cases[] = {
 	{}
 };
 
+/* The same over kiwarp (no IPv6 there yet). */
+static struct kunit_case conn_kiwarp_cases[] = {
+	KUNIT_CASE(conn_ep_create_query_free),
+	KUNIT_CASE(conn_ep_unconfigured),
+	KUNIT_CASE(conn_connect_bad_args),
+	KUNIT_CASE(conn_accept_graceful_disconnect),
+	KUNIT_CASE(conn_abrupt_disconnect_from_b),
+	KUNIT_CASE(conn_disconnect_both_at_once),
+	KUNIT_CASE(conn_reject),
+	KUNIT_CASE(conn_nobody_listening),
+	KUNIT_CASE(conn_unreachable),
+	KUNIT_CASE(conn_timeout),
+	KUNIT_CASE(conn_rsp_one_shot),
+	KUNIT_CASE(conn_rsp_free_unreserves),
+	KUNIT_CASE(conn_psp_provider_ep),
+	KUNIT_CASE(conn_cr_handoff),
+	KUNIT_CASE(conn_psp_free_keeps_connection),
+	KUNIT_CASE(conn_psp_any_and_in_use),
+	KUNIT_CASE(conn_dup_connect),
+	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
+	KUNIT_CASE(conn_calls_from_upcalls),
+	KUNIT_CASE(dto_send_recv),
+	KUNIT_CASE(dto_rdma_write_read),
+	KUNIT_CASE(dto_bad_triplets),
+	KUNIT_CASE(dto_post_after_disconnect_flushed),
+	KUNIT_CASE(dto_posts_from_upcall),
+	{}
+};
+
 static struct kunit_suite kdapl_conn_suite = {
 	.name = "kdapl_conn",
 	.init = conn_init,
@@ -1296,7 +1355,14 @@ static struct kunit_suite kdapl_conn_suite = {
 	.test_cases = conn_cases,
 };
 
-kunit_test_suite(kdapl_conn_suite);
+static struct kunit_suite kdapl_conn_kiwarp_suite = {
+	.name = "kdapl_conn_kiwarp",
+	.init = conn_init_kiwarp,
+	.exit = conn_exit,
+	.test_cases = conn_kiwarp_cases,
+};
+
+kunit_test_suites(&kdapl_conn_suite, &kdapl_conn_kiwarp_suite);
 
 MODULE_DESCRIPTION("KUnit: kdapl endpoints and connections over siw");
 MODULE_LICENSE("GPL");

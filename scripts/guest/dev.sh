@@ -6,18 +6,26 @@ set -u
 
 guest_marker "cpus=$(nproc)"
 setup_test_hosts || echo "kdapl-guest: test hosts failed"
+setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
 echo clear >/sys/kernel/debug/kmemleak
 insmod "$MODDIR/kdapl.ko"
 insmod "$MODDIR/kiwarp.ko"
+add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+loaded=
 while read -r mod suite; do
 	[ -n "$mod" ] || continue
-	if ! insmod "$MODDIR/$mod.ko"; then
-		echo "kdapl-guest: insmod $mod failed"
-		continue
+	if [ "$mod" != "$loaded" ]; then
+		[ -z "$loaded" ] || rmmod "$loaded"
+		loaded=
+		if ! insmod "$MODDIR/$mod.ko"; then
+			echo "kdapl-guest: insmod $mod failed"
+			continue
+		fi
+		loaded=$mod
 	fi
 	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
-	rmmod "$mod"
 done <"$KDAPL_RUN/only"
+[ -z "$loaded" ] || rmmod "$loaded"
 rmmod kiwarp
 rmmod kdapl
 sleep 6

@@ -82,15 +82,42 @@ add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
 
 # --- kiwarp_device: link add/delete, netdev removal, unload ------------
 kiwarp_device_suite
-grep -v '^#' "$KDAPL_SRC/kunit/SUITES" | while read -r mod suite; do
-	[ -n "$mod" ] || continue
-	if ! insmod "$MODDIR/$mod.ko"; then
-		echo "kdapl-guest: insmod $mod failed"
-		continue
+
+# --- kdapl_device_removal: `rdma link delete` under a live connection ----
+# kdapl_demo between kw1 (root namespace) and kw2 (namespace b), then
+# kw1 goes away with the IAs open and the connection up.
+demo_kw() {
+	insmod "$MODDIR/kdapl_demo.ko" ia_a=kw1 ia_b=kw2 addr_b="$KW2_ADDR" \
+		port=7950 count=20
+}
+ktap_suite kdapl_device_removal 5
+ktap_check demo_over_kiwarp_across_hosts demo_kw
+ktap_check two_connected_eps sh -c \
+	'[ "$(grep -c " CONNECTED " /sys/kernel/debug/kdapl/eps)" -eq 2 ]'
+ktap_check rdma_link_delete_with_open_ias timeout 60 rdma link delete kw1
+ktap_check no_connected_ep_left sh -c 'sleep 3;
+	[ "$(grep -c " CONNECTED " /sys/kernel/debug/kdapl/eps)" -eq 0 ] ||
+	{ cat /sys/kernel/debug/kdapl/eps; false; }'
+ktap_check demo_unloads_and_kw1_returns sh -c 'busybox rmmod kdapl_demo &&
+	dmesg | grep -q "kdapl_demo: connection already down" &&
+	rdma link add kw1 type kiwarp netdev veth4'
+ktap_end
+# A module may hold several suites (consecutive lines): it stays loaded.
+loaded=
+while read -r mod suite; do
+	case "$mod" in '' | '#'*) continue ;; esac
+	if [ "$mod" != "$loaded" ]; then
+		[ -z "$loaded" ] || rmmod "$loaded"
+		loaded=
+		if ! insmod "$MODDIR/$mod.ko"; then
+			echo "kdapl-guest: insmod $mod failed"
+			continue
+		fi
+		loaded=$mod
 	fi
 	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
-	rmmod "$mod"
-done
+done <"$KDAPL_SRC/kunit/SUITES"	# no /dev/fd here: no process substitution
+[ -z "$loaded" ] || rmmod "$loaded"
 rmmod kiwarp
 rmmod kdapl
 
