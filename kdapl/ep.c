@@ -309,6 +309,20 @@ static void pz_unuse(struct kdapl_pz *pz)
 	}
 }
 
+/* Drop the lookup references of dat_ep_create()/dat_ep_modify(). */
+static void put_lookups(struct kdapl_pz *pz, struct kdapl_evd *recv,
+			struct kdapl_evd *req, struct kdapl_evd *conn)
+{
+	if (pz)
+		kdapl_obj_put(&pz->base);
+	if (recv)
+		kdapl_obj_put(&recv->base);
+	if (req)
+		kdapl_obj_put(&req->base);
+	if (conn)
+		kdapl_obj_put(&conn->base);
+}
+
 /* Fill in defaults and check the attributes against the device. */
 static DAT_RETURN kdapl_ep_attr_check(struct kdapl_ia *ia, DAT_EP_ATTR *a)
 {
@@ -497,14 +511,7 @@ err_child:
 err_free:
 	kfree(ep);
 err_refs:
-	if (pz)
-		kdapl_obj_put(&pz->base);
-	if (recv)
-		kdapl_obj_put(&recv->base);
-	if (req)
-		kdapl_obj_put(&req->base);
-	if (conn)
-		kdapl_obj_put(&conn->base);
+	put_lookups(pz, recv, req, conn);
 	return ret;
 }
 
@@ -554,12 +561,7 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 				 DAT_EVD_CONNECTION_FLAG,
 				 DAT_INVALID_HANDLE_EVD_CONN, &conn);
 	if (ret != DAT_SUCCESS) {
-		if (pz)
-			kdapl_obj_put(&pz->base);
-		if (recv)
-			kdapl_obj_put(&recv->base);
-		if (req)
-			kdapl_obj_put(&req->base);
+		put_lookups(pz, recv, req, conn);
 		kdapl_obj_put(&ia->base);
 		return ret;
 	}
@@ -820,14 +822,7 @@ out_unlock:
 	mutex_unlock(&ep->cm_mutex);
 	mutex_unlock(&ia->lock);
 out_refs:
-	if (pz)
-		kdapl_obj_put(&pz->base);
-	if (recv)
-		kdapl_obj_put(&recv->base);
-	if (req)
-		kdapl_obj_put(&req->base);
-	if (conn)
-		kdapl_obj_put(&conn->base);
+	put_lookups(pz, recv, req, conn);
 	kdapl_obj_put(&ep->base);
 	return ret;
 }

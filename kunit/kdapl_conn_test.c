@@ -31,6 +31,8 @@
 
 #include <dat2/kdat.h>
 
+#include "kdapl_test.h"
+
 /*
  * The two topologies (struct topo): over siw both sides on siwA (see
  * above); over kiwarp, side A on kw1 (veth4, 203.0.113.1, root namespace)
@@ -54,29 +56,8 @@ static const struct topo topo_kiwarp = {
 /* Generous for TCG and the debug kernel. */
 #define WAIT_MS	10000
 
-#define EXPECT_RET(test, expr, want)					\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-		DAT_RETURN __want = (want);				\
-									\
-		KUNIT_EXPECT_TRUE_MSG(test, __got == __want,		\
-				      "%s = %#x, want %#x", #expr,	\
-				      __got, __want);			\
-	} while (0)
-
-#define ASSERT_OK(test, expr)						\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-									\
-		KUNIT_ASSERT_TRUE_MSG(test, __got == DAT_SUCCESS,	\
-				      "%s = %#x", #expr, __got);	\
-	} while (0)
-
 /* kdapl's cap on segments per DTO (KDAPL_MAX_IOV in kdapl/ep.h). */
 #define KDAPL_TEST_MAX_IOV	8
-
-#define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)
-#define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
 
 struct host {
 	DAT_IA_HANDLE ia;
@@ -1290,6 +1271,10 @@ static void dto_posts_from_upcall(struct kunit *test)
 	ASSERT_OK(test, dat_evd_free(devd));
 }
 
+/*
+ * One list for both suites; conn_ipv6 opens its own IAs on siw6 whatever
+ * the topology (kiwarp has no IPv6 yet).
+ */
 static struct kunit_case conn_cases[] = {
 	KUNIT_CASE(conn_ep_create_query_free),
 	KUNIT_CASE(conn_ep_unconfigured),
@@ -1319,35 +1304,6 @@ static struct kunit_case conn_cases[] = {
 	{}
 };
 
-/* The same over kiwarp (no IPv6 there yet). */
-static struct kunit_case conn_kiwarp_cases[] = {
-	KUNIT_CASE(conn_ep_create_query_free),
-	KUNIT_CASE(conn_ep_unconfigured),
-	KUNIT_CASE(conn_connect_bad_args),
-	KUNIT_CASE(conn_accept_graceful_disconnect),
-	KUNIT_CASE(conn_abrupt_disconnect_from_b),
-	KUNIT_CASE(conn_disconnect_both_at_once),
-	KUNIT_CASE(conn_reject),
-	KUNIT_CASE(conn_nobody_listening),
-	KUNIT_CASE(conn_unreachable),
-	KUNIT_CASE(conn_timeout),
-	KUNIT_CASE(conn_rsp_one_shot),
-	KUNIT_CASE(conn_rsp_free_unreserves),
-	KUNIT_CASE(conn_psp_provider_ep),
-	KUNIT_CASE(conn_cr_handoff),
-	KUNIT_CASE(conn_psp_free_keeps_connection),
-	KUNIT_CASE(conn_psp_any_and_in_use),
-	KUNIT_CASE(conn_dup_connect),
-	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
-	KUNIT_CASE(conn_calls_from_upcalls),
-	KUNIT_CASE(dto_send_recv),
-	KUNIT_CASE(dto_rdma_write_read),
-	KUNIT_CASE(dto_bad_triplets),
-	KUNIT_CASE(dto_post_after_disconnect_flushed),
-	KUNIT_CASE(dto_posts_from_upcall),
-	{}
-};
-
 static struct kunit_suite kdapl_conn_suite = {
 	.name = "kdapl_conn",
 	.init = conn_init,
@@ -1359,7 +1315,7 @@ static struct kunit_suite kdapl_conn_kiwarp_suite = {
 	.name = "kdapl_conn_kiwarp",
 	.init = conn_init_kiwarp,
 	.exit = conn_exit,
-	.test_cases = conn_kiwarp_cases,
+	.test_cases = conn_cases,
 };
 
 kunit_test_suites(&kdapl_conn_suite, &kdapl_conn_kiwarp_suite);

@@ -19,6 +19,8 @@
 
 #include "../kdapl/registry.h"
 
+#include "kdapl_test.h"
+
 MODULE_IMPORT_NS(KDAPL_INTERNAL);
 
 #define ADDR_A	"192.0.2.1"
@@ -32,27 +34,6 @@ struct ia_ctx {
 	bool removed;			/* @dev was taken away: give it back */
 };
 
-#define EXPECT_RET(test, expr, want)					\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-		DAT_RETURN __want = (want);				\
-									\
-		KUNIT_EXPECT_TRUE_MSG(test, __got == __want,		\
-				      "%s = %#x, want %#x", #expr,	\
-				      __got, __want);			\
-	} while (0)
-
-#define ASSERT_OK(test, expr)						\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-									\
-		KUNIT_ASSERT_TRUE_MSG(test, __got == DAT_SUCCESS,	\
-				      "%s = %#x", #expr, __got);	\
-	} while (0)
-
-#define E_HANDLE(sub)	DAT_ERROR(DAT_INVALID_HANDLE, sub)
-#define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
-#define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)
 #define E_NOTFOUND(sub)	DAT_ERROR(DAT_PROVIDER_NOT_FOUND, sub)
 
 /* DAT_NAME_PTR is a plain char *: string literals fit it. */

@@ -31,6 +31,8 @@
 
 #include "../kdapl/lmr.h"
 
+#include "kdapl_test.h"
+
 MODULE_IMPORT_NS(KDAPL_INTERNAL);
 
 #define MAX_IAS		8
@@ -79,27 +81,6 @@ struct lmr_ctx {
 
 static struct lmr_ctx *cur;		/* the running case's, for the fake */
 
-#define EXPECT_RET(test, expr, want)					\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-		DAT_RETURN __want = (want);				\
-									\
-		KUNIT_EXPECT_TRUE_MSG(test, __got == __want,		\
-				      "%s = %#x, want %#x", #expr,	\
-				      __got, __want);			\
-	} while (0)
-
-#define ASSERT_OK(test, expr)						\
-	do {								\
-		DAT_RETURN __got = (expr);				\
-									\
-		KUNIT_ASSERT_TRUE_MSG(test, __got == DAT_SUCCESS,	\
-				      "%s = %#x", #expr, __got);	\
-	} while (0)
-
-#define E_HANDLE(sub)	DAT_ERROR(DAT_INVALID_HANDLE, sub)
-#define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
-#define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)
 #define E_MODEL		DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE)
 #define E_PRIV		DAT_ERROR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE)
 #define E_PROT		DAT_ERROR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE)
