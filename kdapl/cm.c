@@ -37,6 +37,19 @@ module_param(disconnect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(disconnect_timeout_ms,
 		 "Bound on a graceful disconnect's wait for the peer (ms)");
 
+/**
+ * kdapl_set_disconnect_timeout() - change the graceful disconnect bound
+ * @ms: milliseconds
+ *
+ * Return: the previous value. For the self-tests, which race the bound
+ * against the close handshake; consumers use the module parameter.
+ */
+unsigned int kdapl_set_disconnect_timeout(unsigned int ms)
+{
+	return xchg(&disconnect_timeout_ms, ms);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_set_disconnect_timeout, KDAPL_INTERNAL);
+
 /* rdma_cm address and route resolution time-out, each. */
 #define KDAPL_RESOLVE_MS	2000
 
@@ -649,7 +662,7 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 	if (ret == DAT_SUCCESS && kdapl_ep_move(ep, op) && ep->state != was) {
 		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING) {
 			ep->disc_peer_seen = false;
-			kdapl_ep_arm_timer(ep, disconnect_timeout_ms * 1000);
+			kdapl_ep_arm_timer(ep, READ_ONCE(disconnect_timeout_ms) * 1000);
 			act = KDAPL_EP_ACT_DISCONNECT;
 		} else {
 			ep->deadline = jiffies + MAX_JIFFY_OFFSET;

@@ -265,6 +265,7 @@ void kdapl_ep_work(struct work_struct *work);
 int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss);
 DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa);
+unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
 
 /* sp.c */
 int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,

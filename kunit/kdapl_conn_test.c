@@ -33,6 +33,10 @@
 
 #include "kdapl_test.h"
 
+/* The one internal knob the tests turn (kdapl/cm.c). */
+unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
+MODULE_IMPORT_NS(KDAPL_INTERNAL);
+
 /*
  * The two topologies (struct topo): over siw both sides on siwA (see
  * above); over kiwarp, side A on kw1 (veth4, 203.0.113.1, root namespace)
@@ -963,6 +967,29 @@ static void expect_dto(struct kunit *test, DAT_EVD_HANDLE evd, u64 ck,
 	}
 }
 
+/* Two successful DTO completions of @len bytes, in either order. */
+static void expect_dto_pair(struct kunit *test, DAT_EVD_HANDLE evd,
+			    u64 ck1, DAT_DTOS op1, u64 ck2, DAT_DTOS op2,
+			    u32 len)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	bool seen1 = false, seen2 = false;
+	DAT_EVENT ev;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+		d = &ev.event_data.dto_completion_event_data;
+		KUNIT_EXPECT_EQ(test, d->status, DAT_DTO_SUCCESS);
+		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
+		if (d->user_cookie.as_64 == ck1 && d->operation == op1)
+			seen1 = true;
+		else if (d->user_cookie.as_64 == ck2 && d->operation == op2)
+			seen2 = true;
+	}
+	KUNIT_EXPECT_TRUE(test, seen1 && seen2);
+}
+
 static void fill(u8 *p, size_t len, u8 seed)
 {
 	size_t i;
@@ -1252,10 +1279,9 @@ static void dto_posts_from_upcall(struct kunit *test)
 		t = trip(&ma, 0, 100 + i);
 		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0x200 + i),
 						 0));
-		expect_dto(test, c->a.dto, 0x200 + i, DAT_DTO_SUCCESS, 100 + i,
-			   DAT_DTO_SEND);
-		expect_dto(test, c->a.dto, 0x100 + i, DAT_DTO_SUCCESS, 100 + i,
-			   DAT_DTO_RECEIVE);
+		/* Send and receive queues complete in no defined order. */
+		expect_dto_pair(test, c->a.dto, 0x200 + i, DAT_DTO_SEND,
+				0x100 + i, DAT_DTO_RECEIVE, 100 + i);
 		KUNIT_EXPECT_EQ(test, memcmp(ra.buf, ma.buf, 100 + i), 0);
 	}
 	KUNIT_EXPECT_EQ(test, e.echoed, 20);
@@ -1269,6 +1295,186 @@ static void dto_posts_from_upcall(struct kunit *test)
 					      DAT_UPCALL_SAME,
 					      DAT_UPCALL_INVOC_NEW));
 	ASSERT_OK(test, dat_evd_free(devd));
+}
+
+/* The bound of a graceful disconnect fires first: still one event each. */
+static void conn_disconnect_bounded(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
+	DAT_PSP_HANDLE psp;
+	unsigned int old;
+
+	epb = connect_pair(test, epa, &psp);
+	old = kdapl_set_disconnect_timeout(0);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	kdapl_set_disconnect_timeout(old);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->a.conn, 300);
+	expect_quiet(test, c->b.conn, 10);
+}
+
+/*
+ * The rest of the upcall-safe calls from real upcalls: B's CR upcall
+ * rejects the first request and accepts the second; A's connect upcall
+ * answers the reject with dat_ep_connect() of a second EP; A's DTO upcall
+ * answers B's message (where B's memory is) with an RDMA Write and an
+ * RDMA Read.
+ */
+struct up2 {
+	struct conn_ctx *c;
+	DAT_EP_HANDLE epa2, epb;
+	struct mem *src, *dst;
+	u16 port;
+	int requests;
+	DAT_RETURN reject_ret, accept_ret, connect_ret, write_ret, read_ret;
+	bool all_softirq;
+};
+
+static void up2_cr(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	struct up2 *u = data;
+	DAT_CR_HANDLE cr = ev->event_data.cr_arrival_event_data.cr_handle;
+
+	u->all_softirq &= in_softirq() && !in_task();
+	if (u->requests++ == 0)
+		u->reject_ret = dat_cr_reject(cr, 0, NULL);
+	else
+		u->accept_ret = dat_cr_accept(cr, u->epb, 0, NULL);
+}
+
+static void up2_conn(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	struct up2 *u = data;
+
+	u->all_softirq &= in_softirq() && !in_task();
+	if (ev->event_number == DAT_CONNECTION_EVENT_PEER_REJECTED)
+		u->connect_ret = dat_ep_connect(u->epa2,
+						(struct sockaddr *)&u->c->addr_b,
+						u->port, 5000000, 0, NULL,
+						DAT_QOS_BEST_EFFORT,
+						DAT_CONNECT_DEFAULT_FLAG);
+}
+
+static void up2_dto(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	struct up2 *u = data;
+	struct target_msg msg;
+	DAT_RMR_TRIPLET r;
+	DAT_LMR_TRIPLET t;
+
+	if (d->operation != DAT_DTO_RECEIVE || d->status != DAT_DTO_SUCCESS)
+		return;
+	u->all_softirq &= in_softirq() && !in_task();
+	memcpy(&msg, u->dst->buf, sizeof(msg));
+	r.rmr_context = msg.rkey;
+	r.virtual_address = msg.addr;
+	r.segment_length = msg.len;
+	t = trip(u->src, 0, 4096);
+	u->write_ret = dat_ep_post_rdma_write(u->epa2, 1, &t, cookie(0xc1), &r,
+					      0);
+	t = trip(u->dst, 0, 4096);
+	u->read_ret = dat_ep_post_rdma_read(u->epa2, 1, &t, cookie(0xc2), &r,
+					    0);
+}
+
+static void conn_more_calls_from_upcalls(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct up2 u = { .c = c, .all_softirq = true };
+	DAT_UPCALL_OBJECT ucr = { &u, up2_cr }, ucn = { &u, up2_conn };
+	DAT_UPCALL_OBJECT udto = { &u, up2_dto };
+	struct { struct mem tb, mb, src, dst; } *m;
+	DAT_EVD_HANDLE crevd, connevd, dtoevd;
+	DAT_EP_HANDLE epa = DAT_HANDLE_NULL;
+	struct target_msg *msg;
+	DAT_PSP_HANDLE psp;
+	DAT_LMR_TRIPLET t;
+	DAT_EVENT ev;
+	u16 port = next_port++;
+	int i;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	u.port = port;
+	u.reject_ret = -1;
+	u.accept_ret = -1;
+	u.connect_ret = -1;
+	u.write_ret = -1;
+	u.read_ret = -1;
+	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 4, DAT_UPCALL_SINGLE_INSTANCE,
+					&ucr, DAT_EVD_CR_FLAG, &crevd));
+	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 8, DAT_UPCALL_SINGLE_INSTANCE,
+					&ucn, DAT_EVD_CONNECTION_FLAG,
+					&connevd));
+	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 16, DAT_UPCALL_SINGLE_INSTANCE,
+					&udto, DAT_EVD_DTO_FLAG, &dtoevd));
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, c->a.dto, c->a.dto,
+				      connevd, NULL, &epa));
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, dtoevd, dtoevd,
+				      c->a.conn, NULL, &u.epa2));
+	u.epb = ep_make(test, &c->b);
+	mem_make(test, &c->b, 4096, 0, DAT_MEM_PRIV_ALL_FLAG, &m->tb);
+	mem_make(test, &c->b, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &m->mb);
+	mem_make(test, &c->a, 4096, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &m->src);
+	mem_make(test, &c->a, 4096, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m->dst);
+	u.src = &m->src;
+	u.dst = &m->dst;
+	fill(m->src.buf, 4096, 77);
+	t = trip(&m->dst, 0, 4096);
+	ASSERT_OK(test, dat_ep_post_recv(u.epa2, 1, &t, cookie(0xc0), 0));
+
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, crevd,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, 5000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  u.epa2);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+
+	/* B tells A where its memory is; A's DTO upcall does the RDMA. */
+	msg = (struct target_msg *)m->mb.buf;
+	msg->addr = m->tb.addr;
+	msg->rkey = m->tb.rctx;
+	msg->len = 4096;
+	t = trip(&m->mb, 0, sizeof(*msg));
+	ASSERT_OK(test, dat_ep_post_send(u.epb, 1, &t, cookie(0xb0), 0));
+	for (i = 0; i < WAIT_MS / 5 &&
+	     (memcmp(m->tb.buf, m->src.buf, 4096) ||
+	      memcmp(m->dst.buf, m->src.buf, 4096)); i++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, u.reject_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, u.accept_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, u.connect_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, u.write_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, u.read_ret, DAT_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, u.all_softirq);
+	KUNIT_EXPECT_EQ(test, u.requests, 2);
+	KUNIT_EXPECT_EQ(test, memcmp(m->tb.buf, m->src.buf, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(m->dst.buf, m->src.buf, 4096), 0);
+
+	ASSERT_OK(test, dat_ep_disconnect(u.epa2, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(u.epa2));
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_psp_free(psp));
+	ASSERT_OK(test, dat_evd_modify_upcall(crevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_modify_upcall(connevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_modify_upcall(dtoevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
 }
 
 /*
@@ -1301,6 +1507,8 @@ static struct kunit_case conn_cases[] = {
 	KUNIT_CASE(dto_bad_triplets),
 	KUNIT_CASE(dto_post_after_disconnect_flushed),
 	KUNIT_CASE(dto_posts_from_upcall),
+	KUNIT_CASE(conn_disconnect_bounded),
+	KUNIT_CASE(conn_more_calls_from_upcalls),
 	{}
 };
 
