@@ -1478,10 +1478,43 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 }
 
 /*
- * One list for both suites; conn_ipv6 opens its own IAs on siw6 whatever
- * the topology (kiwarp has no IPv6 yet).
+ * Each suite needs its own array: KUnit 6.1 keeps every case's log
+ * pointer in the struct kunit_case, so two suites sharing one array free
+ * the logs twice (KASAN double-free at module unload). conn_ipv6 opens
+ * its own IAs on siw6 whatever the topology (kiwarp has no IPv6 yet).
  */
 static struct kunit_case conn_cases[] = {
+	KUNIT_CASE(conn_ep_create_query_free),
+	KUNIT_CASE(conn_ep_unconfigured),
+	KUNIT_CASE(conn_connect_bad_args),
+	KUNIT_CASE(conn_accept_graceful_disconnect),
+	KUNIT_CASE(conn_abrupt_disconnect_from_b),
+	KUNIT_CASE(conn_disconnect_both_at_once),
+	KUNIT_CASE(conn_reject),
+	KUNIT_CASE(conn_nobody_listening),
+	KUNIT_CASE(conn_unreachable),
+	KUNIT_CASE(conn_timeout),
+	KUNIT_CASE(conn_rsp_one_shot),
+	KUNIT_CASE(conn_rsp_free_unreserves),
+	KUNIT_CASE(conn_psp_provider_ep),
+	KUNIT_CASE(conn_cr_handoff),
+	KUNIT_CASE(conn_psp_free_keeps_connection),
+	KUNIT_CASE(conn_psp_any_and_in_use),
+	KUNIT_CASE(conn_dup_connect),
+	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
+	KUNIT_CASE(conn_ipv6),
+	KUNIT_CASE(conn_calls_from_upcalls),
+	KUNIT_CASE(dto_send_recv),
+	KUNIT_CASE(dto_rdma_write_read),
+	KUNIT_CASE(dto_bad_triplets),
+	KUNIT_CASE(dto_post_after_disconnect_flushed),
+	KUNIT_CASE(dto_posts_from_upcall),
+	KUNIT_CASE(conn_disconnect_bounded),
+	KUNIT_CASE(conn_more_calls_from_upcalls),
+	{}
+};
+
+static struct kunit_case conn_kiwarp_cases[] = {
 	KUNIT_CASE(conn_ep_create_query_free),
 	KUNIT_CASE(conn_ep_unconfigured),
 	KUNIT_CASE(conn_connect_bad_args),
@@ -1523,7 +1556,7 @@ static struct kunit_suite kdapl_conn_kiwarp_suite = {
 	.name = "kdapl_conn_kiwarp",
 	.init = conn_init_kiwarp,
 	.exit = conn_exit,
-	.test_cases = conn_cases,
+	.test_cases = conn_kiwarp_cases,
 };
 
 kunit_test_suites(&kdapl_conn_suite, &kdapl_conn_kiwarp_suite);
