@@ -11,21 +11,7 @@ echo clear >/sys/kernel/debug/kmemleak
 insmod "$MODDIR/kdapl.ko"
 insmod "$MODDIR/kiwarp.ko"
 add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
-loaded=
-while read -r mod suite; do
-	[ -n "$mod" ] || continue
-	if [ "$mod" != "$loaded" ]; then
-		[ -z "$loaded" ] || rmmod "$loaded"
-		loaded=
-		if ! insmod "$MODDIR/$mod.ko"; then
-			echo "kdapl-guest: insmod $mod failed"
-			continue
-		fi
-		loaded=$mod
-	fi
-	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
-done <"$KDAPL_RUN/only"
-[ -z "$loaded" ] || rmmod "$loaded"
+run_kunit_suites "$KDAPL_RUN/only"
 rmmod kiwarp
 rmmod kdapl
 sleep 6

@@ -103,6 +103,29 @@ setup_test_hosts() {
 	rdma link add siw6 type siw netdev veth6
 }
 
+# run_kunit_suites <file>: for each "<module> <suite>" line of <file>
+# (blank lines and # comments skipped), load the test module and append
+# the suite's KTAP to $RESULTS. A module holding several suites
+# (consecutive lines) is loaded once. No process substitution: the guest
+# has no /dev/fd.
+run_kunit_suites() {
+	local mod suite loaded=
+	while read -r mod suite; do
+		case "$mod" in '' | '#'*) continue ;; esac
+		if [ "$mod" != "$loaded" ]; then
+			[ -z "$loaded" ] || rmmod "$loaded"
+			loaded=
+			if ! insmod "$MODDIR/$mod.ko"; then
+				echo "kdapl-guest: insmod $mod failed"
+				continue
+			fi
+			loaded=$mod
+		fi
+		cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
+	done <"$1"
+	[ -z "$loaded" ] || rmmod "$loaded"
+}
+
 # debugfs tree of a module, one line per file with its first line.
 show_debugfs() {
 	local f

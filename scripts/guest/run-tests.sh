@@ -102,22 +102,9 @@ ktap_check demo_unloads_and_kw1_returns sh -c 'busybox rmmod kdapl_demo &&
 	dmesg | grep -q "kdapl_demo: connection already down" &&
 	rdma link add kw1 type kiwarp netdev veth4'
 ktap_end
-# A module may hold several suites (consecutive lines): it stays loaded.
-loaded=
-while read -r mod suite; do
-	case "$mod" in '' | '#'*) continue ;; esac
-	if [ "$mod" != "$loaded" ]; then
-		[ -z "$loaded" ] || rmmod "$loaded"
-		loaded=
-		if ! insmod "$MODDIR/$mod.ko"; then
-			echo "kdapl-guest: insmod $mod failed"
-			continue
-		fi
-		loaded=$mod
-	fi
-	cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
-done <"$KDAPL_SRC/kunit/SUITES"	# no /dev/fd here: no process substitution
-[ -z "$loaded" ] || rmmod "$loaded"
+
+# --- every KUnit suite of kunit/SUITES -----------------------------------
+run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 rmmod kiwarp
 rmmod kdapl
 
