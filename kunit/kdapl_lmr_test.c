@@ -574,14 +574,19 @@ static void lmr_remote_rdma(struct kunit *test)
 	wc = conn_rdma(test, IB_WR_RDMA_WRITE, &sge, lb.addr + 100, lb.rctx);
 	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "write: %s",
 			    ib_wc_status_msg(wc.status));
-	KUNIT_EXPECT_EQ(test, memcmp(b + 100, a, len - 100), 0);
-	KUNIT_EXPECT_EQ(test, b[99], 0);
 
-	/* RDMA Read of the whole LMR into A's second half. */
+	/*
+	 * RDMA Read of the whole LMR into A's second half. An iWARP write
+	 * completes locally once sent; the read behind it on the same QP
+	 * returns only after the write was placed, so B's memory is
+	 * checked after the read.
+	 */
 	ASSERT_OK(test, to_sge(kpa, la.lctx, (uintptr_t)a + len, len, &sge));
 	wc = conn_rdma(test, IB_WR_RDMA_READ, &sge, lb.addr, lb.rctx);
 	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "read: %s",
 			    ib_wc_status_msg(wc.status));
+	KUNIT_EXPECT_EQ(test, memcmp(b + 100, a, len - 100), 0);
+	KUNIT_EXPECT_EQ(test, b[99], 0);
 	KUNIT_EXPECT_EQ(test, memcmp(a + len, b, len), 0);
 
 	/*
