@@ -5,7 +5,8 @@
  *
  * Posting is upcall-safe: the EP's spinlock covers the state check, taking
  * a work request context (struct kdapl_wr) from the EP's free list, the
- * translation of the local triplets (kdapl_lmr_to_sge()), holding the
+ * translation of the local triplets (kdapl_lmr_get() then
+ * kdapl_lmr_sge_held(): one lookup per triplet), holding the
  * LMRs used, and the driver's post. Each context's wr_cqe.done is
  * kdapl_dto_done(), which the DTO EVD's poller calls on the EVD's CPU: it
  * turns the work completion into a DAT_DTO_COMPLETION_EVENT, releases
@@ -179,16 +180,20 @@ static struct kdapl_wr *wr_get(struct kdapl_ep *ep, DAT_COUNT nseg,
 	for (i = 0; i < nseg; i++) {
 		struct kdapl_lmr *lmr;
 
-		*ret = kdapl_lmr_to_sge(ep->pz, &iov[i], &sge[i]);
-		if (*ret != DAT_SUCCESS)
-			goto undo;
+		/* One lookup on the hot path: hold, then translate. */
 		lmr = kdapl_lmr_get(ep->pz, iov[i].lmr_context);
 		if (!lmr) {
-			*ret = DAT_ERROR(DAT_PRIVILEGES_VIOLATION,
-					 DAT_NO_SUBTYPE);
+			/* The reason (unknown, other PZ), from the lookup. */
+			*ret = kdapl_lmr_to_sge(ep->pz, &iov[i], &sge[i]);
+			if (*ret == DAT_SUCCESS)	/* freed meanwhile */
+				*ret = DAT_ERROR(DAT_PRIVILEGES_VIOLATION,
+						 DAT_NO_SUBTYPE);
 			goto undo;
 		}
 		wr->lmrs[wr->nlmr++] = lmr;
+		*ret = kdapl_lmr_sge_held(lmr, &iov[i], &sge[i]);
+		if (*ret != DAT_SUCCESS)
+			goto undo;
 		len += iov[i].segment_length;
 	}
 	if (len > U32_MAX) {

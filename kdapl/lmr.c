@@ -194,6 +194,25 @@ DAT_RETURN kdapl_lmr_to_sge(struct kdapl_pz *pz, const DAT_LMR_TRIPLET *t,
 EXPORT_SYMBOL_NS_GPL(kdapl_lmr_to_sge, KDAPL_INTERNAL);
 
 /**
+ * kdapl_lmr_sge_held() - translate a triplet of an LMR the caller holds
+ * @lmr: from kdapl_lmr_get(), for the triplet's lmr_context
+ * @t: the consumer's triplet
+ * @sge: filled as by kdapl_lmr_to_sge()
+ *
+ * The DTO path's one lookup: it holds the LMR anyway, so it translates
+ * from the held LMR instead of looking the context up a second time.
+ *
+ * Context: any context; does not sleep, takes no lock.
+ * Return: as kdapl_lmr_to_sge() for an LMR of the caller's PZ.
+ */
+DAT_RETURN kdapl_lmr_sge_held(const struct kdapl_lmr *lmr,
+			      const DAT_LMR_TRIPLET *t, struct ib_sge *sge)
+{
+	return kdapl_lmr_sge(lmr, t, sge);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_lmr_sge_held, KDAPL_INTERNAL);
+
+/**
  * kdapl_lmr_get() - mark an LMR in use by a work request
  * @pz: the PZ the LMR must belong to
  * @lmr_context: the LMR's context, as in a triplet

@@ -164,6 +164,8 @@ DAT_RETURN kdapl_lmr_to_sge(struct kdapl_pz *pz, const DAT_LMR_TRIPLET *t,
 struct kdapl_lmr *kdapl_lmr_get(struct kdapl_pz *pz,
 				DAT_LMR_CONTEXT lmr_context);
 void kdapl_lmr_put(struct kdapl_lmr *lmr);
+DAT_RETURN kdapl_lmr_sge_held(const struct kdapl_lmr *lmr,
+			      const DAT_LMR_TRIPLET *t, struct ib_sge *sge);
 const char *kdapl_lmr_reg_name(enum kdapl_lmr_reg reg);
 
 /* For pz.c: process context, ia->lock held. */
