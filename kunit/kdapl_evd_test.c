@@ -293,12 +293,19 @@ static void evd_test_notify_keeps_event(struct kunit *test)
 {
 	struct kdapl_cpuset *set = test_cpus(test);
 	struct rec *r = mk_rec(test, 1);
-	struct kdapl_evd *evd = mk_evd(test, set, 16, DAT_UPCALL_NORIFY, r,
+	struct kdapl_evd *evd = mk_evd(test, set, 16, DAT_UPCALL_DISABLE, r,
 				       DAT_EVD_SOFTWARE_FLAG);
 	DAT_EVENT ev;
 
+	/*
+	 * Queue both events before notifications start, so the one
+	 * notification sees the second behind the first (a dispatch between
+	 * two live posts would legitimately report no more events).
+	 */
 	KUNIT_ASSERT_EQ(test, post(r->self, 7), DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, post(r->self, 8), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, set_policy(r->self, DAT_UPCALL_NORIFY,
+					 DAT_UPCALL_INVOC_ANY), DAT_SUCCESS);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r->done, 5 * HZ), 0UL);
 	msleep(20);
 	/* One notification until the consumer dequeues; events stay. */
