@@ -211,7 +211,7 @@ int kdapl_iws_accept(struct kdapl_iws *iws, struct kdapl_ep *ep,
 	return iws->ops->accept(iws->conn, ep->qp, p);
 }
 
-/* Local and remote address of a socket. */
+/* Local and remote address of a socket. Sleeps (lock_sock). */
 static void sock_addrs(struct socket *sock, struct sockaddr_storage *l,
 		       struct sockaddr_storage *r)
 {
@@ -375,6 +375,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 				 const DAT_PVOID private_data)
 {
 	struct kiwarp_sock_param p = {};
+	struct sockaddr_storage l, r;
 	struct kdapl_iws *iws = NULL;
 	struct kdapl_ep *ep;
 	struct kdapl_ia *ia;
@@ -454,6 +455,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 		      check_ret(err);
 		goto out_unlock;
 	}
+	sock_addrs(socket_id, &l, &r);	/* sleeps: before ep->lock */
 	spin_lock_irq(&ep->lock);
 	placed = kdapl_ep_state_check(ep->state, KDAPL_EP_OP_CONNECT) ==
 		 DAT_SUCCESS && ep->qp;
@@ -461,7 +463,8 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 		kdapl_ep_move(ep, KDAPL_EP_OP_CONNECT);
 		ep->iws = iws;
 		ep->iws_event = 0;
-		sock_addrs(socket_id, &ep->local, &ep->remote);
+		ep->local = l;
+		ep->remote = r;
 		ep->remote_qual = sockaddr_port(&ep->remote);
 		if (private_data_size)
 			memcpy(ep->pdata, private_data, private_data_size);
