@@ -926,9 +926,7 @@ static void socket_unreachable(struct kunit *test)
 	int to = 1500, err = -ENODEV;
 
 	tcp_pair(test);
-	KUNIT_ASSERT_EQ(test, sock_setsockopt(c->sa, SOL_TCP, TCP_USER_TIMEOUT,
-					      KERNEL_SOCKPTR(&to), sizeof(to)),
-			0);
+	tcp_sock_set_user_timeout(c->sa->sk, to);
 	rtnl_lock();
 	nd = __dev_get_by_name(c->net_b, "veth5");
 	if (nd) {
