@@ -1063,8 +1063,7 @@ static int eps_show(struct seq_file *m, void *v)
 			   sa_str(&ep->local, la, sizeof(la)),
 			   sa_str(&ep->remote, ra, sizeof(ra)),
 			   ep->posted, ep->completed, ep->flushed,
-			   ep->iws ? kdapl_iws_show(ep->iws) :
-			   ep->cm_id ? "rdma_cm" : "-");
+			   ep->iws ? "socket" : ep->cm_id ? "rdma_cm" : "-");
 		spin_unlock(&ep->lock);
 	}
 	spin_unlock_irq(&ep_list_lock);

@@ -215,3 +215,59 @@ kiwarp_device_suite() {
 	ktap_check unload_with_devices_and_reload kw_unload_reload
 	ktap_end
 }
+
+# kdapl_rping_suites: the socket extensions against userspace rping on
+# siwC (root namespace, 198.51.100.2) with our side on kw0 (namespace b,
+# 198.51.100.1). rping -s waits for the kernel client of the first KUnit
+# case; rping -c retries until the second case's listener is up. Then
+# the KUnit suite kdapl_rping and a suite rping_userspace with rping's
+# own verdicts (exit status, -V, all rounds). Needs kdapl, kiwarp, kw0.
+KDAPL_RPING_COUNT=100
+kdapl_rping_suites() {
+	local spid cpid rs=0 rc=0
+	rping -s -a "$KW_B_ADDR" -p 7174 -C "$KDAPL_RPING_COUNT" -S 64 -V \
+		>/tmp/krping-s.log 2>&1 &
+	spid=$!
+	(
+		i=0
+		while [ $i -lt 400 ]; do
+			if timeout 120 rping -c -a "$KW_A_ADDR" -p 7175 \
+				-C "$KDAPL_RPING_COUNT" -S 64 -V -v \
+				>/tmp/krping-c.log 2>&1; then
+				exit 0
+			fi
+			i=$((i + 1))
+			sleep 0.3
+		done
+		exit 1
+	) &
+	cpid=$!
+	if insmod "$MODDIR/kdapl_rping_test.ko" count="$KDAPL_RPING_COUNT" \
+		port_server=7174 port_listen=7175; then
+		cat /sys/kernel/debug/kunit/kdapl_rping/results >>"$RESULTS"
+		rmmod kdapl_rping_test
+	else
+		echo "kdapl-guest: insmod kdapl_rping_test failed"
+	fi
+	# Whatever is still waiting has lost its peer.
+	sleep 1
+	kill "$spid" "$cpid" 2>/dev/null
+	wait "$spid" || rs=$?
+	wait "$cpid" || rc=$?
+	ktap_suite rping_userspace 2
+	if [ $rs -eq 0 ]; then
+		ktap_case ok rping_server_against_socket_connect
+	else
+		ktap_case fail rping_server_against_socket_connect "exit $rs" \
+			"$(tail -n 5 /tmp/krping-s.log | tr '\n' '|')"
+	fi
+	if [ $rc -eq 0 ] &&
+		[ "$(grep -c 'ping data' /tmp/krping-c.log)" -eq \
+			"$KDAPL_RPING_COUNT" ]; then
+		ktap_case ok rping_client_against_ssp
+	else
+		ktap_case fail rping_client_against_ssp "exit $rc" \
+			"$(tail -n 5 /tmp/krping-c.log | tr '\n' '|')"
+	fi
+	ktap_end
+}

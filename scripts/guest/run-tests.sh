@@ -105,6 +105,9 @@ ktap_end
 
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
+
+# --- kdapl_rping + rping_userspace: socket extensions vs rping on siw ----
+kdapl_rping_suites
 rmmod kiwarp
 rmmod kdapl
 
