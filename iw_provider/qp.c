@@ -531,9 +531,11 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		if (kick) {
 			/* the peer's FIN must come within the bound */
+			unsigned long tmo;
+
+			tmo = msecs_to_jiffies(kiwarp_close_timeout_ms);
 			kiwarp_qp_get(qp);
-			if (!queue_delayed_work(kiwarp_wq, &qp->close_work,
-					msecs_to_jiffies(kiwarp_close_timeout_ms)))
+			if (!queue_delayed_work(kiwarp_wq, &qp->close_work, tmo))
 				kiwarp_qp_put(qp);
 			kiwarp_qp_kick_tx(qp);
 		}
