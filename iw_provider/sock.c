@@ -273,7 +273,7 @@ static int kiwarp_sock_send_mpa(struct kiwarp_sock_conn *c,
  * decoded, RFC 6581 block included), 0 while it is incomplete, or why
  * it never will be: -EPROTO (not an MPA frame of @kind), -ECONNABORTED
  * (the peer closed), the socket's error (-ECONNRESET, -ETIMEDOUT,
- * -EHOSTUNREACH, ...), left pending on the socket.
+ * -EHOSTUNREACH, ...), normally left pending on the socket.
  */
 static int kiwarp_sock_peek(struct kiwarp_sock_conn *c,
 			    enum mpa_frame_kind kind,
@@ -285,6 +285,10 @@ static int kiwarp_sock_peek(struct kiwarp_sock_conn *c,
 	u16 total = 0;
 	int n, ret, err;
 
+	/* recvmsg on an empty queue would take the error off the socket */
+	err = READ_ONCE(sk->sk_err);
+	if (err && skb_queue_empty_lockless(&sk->sk_receive_queue))
+		return -err;
 	n = kernel_recvmsg(c->sock, &msg, &iov, 1, sizeof(c->buf),
 			   MSG_PEEK | MSG_DONTWAIT);
 	if (n > 0) {
@@ -300,7 +304,7 @@ static int kiwarp_sock_peek(struct kiwarp_sock_conn *c,
 			return MPA_RR_HDR_LEN + total;
 		}
 	} else if (n < 0 && n != -EAGAIN) {
-		return n;	/* the socket's error, just taken by recvmsg */
+		return n;	/* an error that came meanwhile */
 	}
 	/* incomplete or nothing: will more come? */
 	err = READ_ONCE(sk->sk_err);

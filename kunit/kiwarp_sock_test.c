@@ -1006,6 +1006,36 @@ static void sock_test_terminate_closes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hdr[3] & 0x0f, 7);
 }
 
+/* A TERMINATE from the peer ends the connection with -EPROTO too */
+static void sock_test_terminate_received(struct kunit *test)
+{
+	struct ddp_hdr h = {
+		.opcode = RDMAP_TERMINATE, .last = true,
+		.qn = DDP_QN_TERMINATE, .msn = 1,
+		.term_layer = TERM_LAYER_RDMAP,
+		.term_etype = RDMAP_ETYPE_REMOTE_OPERATION,
+		.term_ecode = RDMAP_ECODE_OPCODE,
+	};
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0];
+	u8 ulpdu[DDP_HDR_MAX], frame[64];
+	struct evrec *r;
+	int hlen, len;
+
+	establish_raw(c);
+	hlen = ddp_hdr_encode(&h, ulpdu, sizeof(ulpdu));
+	KUNIT_ASSERT_GT(test, hlen, 0);
+	len = mpa_fpdu_encode(ulpdu, hlen, false, frame, sizeof(frame));
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(c->raw, frame, len), 0);
+	r = wait_ev(a, KIWARP_SOCK_EV_CLOSED, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	KUNIT_EXPECT_EQ(test, to_kqp(a->qp)->stats.terms_rcvd, 1U);
+	KUNIT_EXPECT_EQ(test, to_kqp(a->qp)->stats.terms_sent, 0U);
+	KUNIT_EXPECT_NULL(test, find_ev(a, KIWARP_SOCK_EV_DISCONNECT));
+}
+
 /* destroy_qp under a live connection: the socket goes, the peer sees it */
 static void sock_test_destroy_live(struct kunit *test)
 {
@@ -1049,6 +1079,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_close_no_fin),
 	KUNIT_CASE(sock_test_reset_closes),
 	KUNIT_CASE(sock_test_terminate_closes),
+	KUNIT_CASE(sock_test_terminate_received),
 	KUNIT_CASE(sock_test_destroy_live),
 	{}
 };
