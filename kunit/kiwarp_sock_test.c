@@ -566,7 +566,7 @@ struct early {
 	int accept_ret;
 	int send_ret;
 	bool sent;
-	bool done;
+	struct completion done;
 };
 
 static void early_fn(struct work_struct *work)
@@ -580,7 +580,7 @@ static void early_fn(struct work_struct *work)
 		e->send_ret = post_send(e->b, e->wr);
 	if (!e->accept_ret && !e->send_ret)
 		e->sent = wait_wc(e->b, 7, &wc) && wc.status == IB_WC_SUCCESS;
-	smp_store_release(&e->done, true);
+	complete(&e->done);
 }
 
 /*
@@ -599,7 +599,6 @@ static void sock_test_early_data(struct kunit *test)
 	struct early e = { .b = b, .wr = &swr };
 	struct socket *asock;
 	struct ib_wc wc;
-	int i;
 
 	host_qp(c, a);
 	host_qp(c, b);
@@ -616,14 +615,14 @@ static void sock_test_early_data(struct kunit *test)
 	sge.lkey = b->pd->local_dma_lkey;
 
 	/*
-	 * Only poll while owning the socket: waiting for the work with
-	 * flush_work() would make lockdep see sk_lock -> conn lock.
+	 * Only a completion while owning the socket: waiting for the work
+	 * with flush_work() would make lockdep see sk_lock -> conn lock.
 	 */
 	INIT_WORK_ONSTACK(&e.work, early_fn);
+	init_completion(&e.done);
 	lock_sock(asock->sk);
 	queue_work(system_unbound_wq, &e.work);
-	for (i = 0; i < 200 && !smp_load_acquire(&e.done); i++)
-		msleep(50);
+	wait_for_completion_timeout(&e.done, 2 * TMO);
 	msleep(100);		/* both in a's backlog */
 	KUNIT_EXPECT_NULL(test, find_ev(a, KIWARP_SOCK_EV_ESTABLISHED));
 	release_sock(asock->sk);

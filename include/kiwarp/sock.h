@@ -128,8 +128,8 @@ typedef void (*kiwarp_sock_handler_t)(void *ctx,
 /* Parameters of connect() and accept(). */
 struct kiwarp_sock_param {
 	const void *pdata;	/* sent in the MPA Request / Reply */
-	u16 pdata_len;		/* <= KIWARP_SOCK_PDATA_MAX - 4: MPA v2
-				 * puts its 4-byte IRD/ORD block first */
+	/* <= KIWARP_SOCK_PDATA_MAX - 4: MPA v2's IRD/ORD block comes first */
+	u16 pdata_len;
 	u32 ird;		/* inbound RDMA Reads we accept */
 	u32 ord;		/* outbound RDMA Reads we issue */
 };
