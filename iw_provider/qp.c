@@ -182,14 +182,21 @@ void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status)
  */
 static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 {
+	struct ib_device *dev = &qp->kdev->ibdev;
+	int status = -ECONNRESET;
 	unsigned long flags;
 
+	/* during unregistration (device or netdev removed): -ENODEV */
+	if (!ib_device_try_get(dev))
+		status = -ENODEV;
+	else
+		ib_device_put(dev);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->conn_up && !qp->down_queued) {
 		qp->local_close = true;
 		if (!qp->down_status_set) {
 			qp->down_status_set = true;
-			qp->down_status = -ECONNRESET;
+			qp->down_status = status;
 			if (qp->sock_mode)
 				WRITE_ONCE(qp->abort, true);
 		}
