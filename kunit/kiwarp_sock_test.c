@@ -28,6 +28,7 @@
 
 #define KW1_ADDR	"203.0.113.1"
 #define KW2_ADDR	"203.0.113.2"
+#define KW2_ADDR6	"2001:db8:4::2"
 #define BUF_LEN		16384
 #define XFER_LEN	6000	/* several FPDUs */
 #define READ_OFF	8192
@@ -130,12 +131,23 @@ static int nevents(struct host *h)
 	return n;
 }
 
-static void make_addr(struct sockaddr_in *sin, const char *ip, u16 port)
+/* @ip: IPv4 dotted or IPv6 text; returns the address length */
+static int make_addr(struct sockaddr_storage *ss, const char *ip, u16 port)
 {
-	memset(sin, 0, sizeof(*sin));
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(ip, ':')) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		in6_pton(ip, -1, sin6->sin6_addr.s6_addr, -1, NULL);
+		return sizeof(*sin6);
+	}
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
 	sin->sin_addr.s_addr = in_aton(ip);
+	return sizeof(*sin);
 }
 
 static int raw_send(struct socket *s, const void *buf, size_t len)
@@ -160,27 +172,27 @@ static int raw_recv(struct socket *s, void *buf, size_t len)
 static int tcp_pair(struct net *na, struct net *nb, const char *ip,
 		    struct socket **a, struct socket **b)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
 	struct socket *ls;
 	u16 port = next_port++;
-	int ret;
+	int ret, alen;
 
 	*a = NULL;
 	*b = NULL;
-	ret = sock_create_kern(nb, AF_INET, SOCK_STREAM, IPPROTO_TCP, &ls);
+	alen = make_addr(&ss, ip, port);
+	ret = sock_create_kern(nb, ss.ss_family, SOCK_STREAM, IPPROTO_TCP,
+			       &ls);
 	if (ret)
 		return ret;
 	sock_set_reuseaddr(ls->sk);
-	make_addr(&sin, ip, port);
-	ret = kernel_bind(ls, (struct sockaddr *)&sin, sizeof(sin));
+	ret = kernel_bind(ls, (struct sockaddr *)&ss, alen);
 	if (!ret)
 		ret = kernel_listen(ls, 4);
 	if (!ret)
-		ret = sock_create_kern(na, AF_INET, SOCK_STREAM, IPPROTO_TCP,
-				       a);
+		ret = sock_create_kern(na, ss.ss_family, SOCK_STREAM,
+				       IPPROTO_TCP, a);
 	if (!ret)
-		ret = kernel_connect(*a, (struct sockaddr *)&sin, sizeof(sin),
-				     0);
+		ret = kernel_connect(*a, (struct sockaddr *)&ss, alen, 0);
 	if (!ret)
 		ret = kernel_accept(ls, b, 0);
 	sock_release(ls);
@@ -508,6 +520,34 @@ static void sock_test_kw2_connects(struct kunit *test)
 	struct sctx *c = test->priv;
 
 	establish_and_move(c, &c->h[1], &c->h[0]);
+}
+
+/* The same over IPv6 (2001:db8:4::1 -> ::2 on veth4/veth5) */
+static void sock_test_ipv6(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	struct sockaddr_storage ss;
+	u8 rev = 0;
+	bool crc = true;
+
+	host_qp(c, a);
+	host_qp(c, b);
+	KUNIT_ASSERT_EQ(test, tcp_pair(a->net, b->net, KW2_ADDR6, &a->sock,
+				       &b->sock), 0);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.check(a->dev, a->sock), 0);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.check(a->dev, b->sock), -ENODEV);
+	do_listen(c, b, NULL, 0);
+	do_connect(c, a);
+	accept_both(c, a, b);
+	kiwarp_sock_ops.info(a->conn, NULL, &ss, &rev, &crc);
+	KUNIT_EXPECT_EQ(test, ss.ss_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, rev, MPA_REVISION_2);
+	KUNIT_EXPECT_EQ(test, crc, kiwarp_mpa_crc);
+	reg_mr(a);
+	reg_mr(b);
+	exercise(c, a, b, 6);
+	exercise(c, b, a, 7);
 }
 
 /* Plain streaming first, then the takeover on the same connection */
@@ -1063,6 +1103,7 @@ static void sock_test_destroy_live(struct kunit *test)
 static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_kw1_connects),
 	KUNIT_CASE(sock_test_kw2_connects),
+	KUNIT_CASE(sock_test_ipv6),
 	KUNIT_CASE(sock_test_streaming_then_rdma),
 	KUNIT_CASE(sock_test_listen_final_msg),
 	KUNIT_CASE(sock_test_early_data),
