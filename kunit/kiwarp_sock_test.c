@@ -121,6 +121,13 @@ static struct evrec *wait_ev(struct host *h, int type, long tmo)
 	return r;
 }
 
+static void clear_ev(struct host *h)
+{
+	spin_lock_bh(&h->lock);
+	h->nev = 0;
+	spin_unlock_bh(&h->lock);
+}
+
 static int nevents(struct host *h)
 {
 	int n;
@@ -761,6 +768,66 @@ static void sock_test_rejected(struct kunit *test)
 	expect_streaming(c, a->sock, c->raw);
 }
 
+/*
+ * kiwarp's reject(): the active side gets REJECTED with the private
+ * data and its socket back, which then sees the passive side's close.
+ * Then release() of a REQUEST not answered: a reject without data.
+ */
+static void sock_test_passive_reject(struct kunit *test)
+{
+	static const char no[] = "full";
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	struct kvec iov;
+	struct msghdr msg = {};
+	struct evrec *r;
+	char got[4];
+
+	host_qp(c, a);
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	do_connect(c, a);
+	KUNIT_ASSERT_NOT_NULL(test, wait_ev(b, KIWARP_SOCK_EV_REQUEST, TMO));
+	b->sock = NULL;
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.reject(b->conn, no, sizeof(no)),
+			0);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.reject(b->conn, NULL, 0),
+			-EINVAL);
+	r = wait_ev(a, KIWARP_SOCK_EV_REJECTED, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, r->returned);
+	KUNIT_EXPECT_EQ(test, r->pdata_len, sizeof(no));
+	KUNIT_EXPECT_EQ(test, memcmp(r->pdata, no, sizeof(no)), 0);
+	/* nothing but the close behind the reject */
+	iov.iov_base = got;
+	iov.iov_len = sizeof(got);
+	a->sock->sk->sk_rcvtimeo = TMO;
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(a->sock, &msg, &iov, 1,
+					     sizeof(got), 0), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, nevents(b), 1);
+	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(b->conn));
+	b->conn = NULL;
+	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(a->conn));
+	a->conn = NULL;
+	sock_release(a->sock);
+	a->sock = NULL;
+
+	/* release() after REQUEST: rejected without private data */
+	clear_ev(a);
+	clear_ev(b);
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	do_connect(c, a);
+	KUNIT_ASSERT_NOT_NULL(test, wait_ev(b, KIWARP_SOCK_EV_REQUEST, TMO));
+	b->sock = NULL;
+	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(b->conn));
+	b->conn = NULL;
+	r = wait_ev(a, KIWARP_SOCK_EV_REJECTED, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->pdata_len, 0);
+}
+
 /* release() of a pending connect gives the socket back as it was */
 static void sock_test_release_connect(struct kunit *test)
 {
@@ -1108,6 +1175,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_listen_final_msg),
 	KUNIT_CASE(sock_test_early_data),
 	KUNIT_CASE(sock_test_rejected),
+	KUNIT_CASE(sock_test_passive_reject),
 	KUNIT_CASE(sock_test_release_connect),
 	KUNIT_CASE(sock_test_release_listen),
 	KUNIT_CASE(sock_test_socket_down_at_listen),
