@@ -407,10 +407,14 @@ static void kiwarp_sock_active_step(struct kiwarp_sock_conn *c)
 	return;
 
 fail_closed:
-	/* the Reply is consumed: the stream is not usable any more */
-	kiwarp_sock_close(c);
+	/*
+	 * The Reply is consumed: the stream is not usable any more. The
+	 * TCP connection is shut down, the socket still goes back.
+	 */
+	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	kiwarp_sock_ungrab(c);
 	c->state = KSC_DONE;
-	kiwarp_sock_event(c, KIWARP_SOCK_EV_FAILED, -EIO, false, NULL, 0);
+	kiwarp_sock_event(c, KIWARP_SOCK_EV_FAILED, -EIO, true, NULL, 0);
 }
 
 static void kiwarp_sock_local_pref(struct mpa_frame_info *pref)

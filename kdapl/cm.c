@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
+#include <kiwarp/sock.h>
 
 #include "ep.h"
 #include "evd.h"
@@ -103,7 +104,7 @@ static size_t sockaddr_len(const struct sockaddr *sa)
 /* Keep the peer's private data for the connection event. Caller holds
  * ep->lock or owns the EP's state transition that posts the event.
  */
-static void ep_set_peer_pdata(struct kdapl_ep *ep, const void *p, u8 len)
+static void ep_set_peer_pdata(struct kdapl_ep *ep, const void *p, u16 len)
 {
 	len = min_t(unsigned int, len, KDAPL_PDATA_MAX);
 	if (p && len)
@@ -117,7 +118,7 @@ static void ep_set_peer_pdata(struct kdapl_ep *ep, const void *p, u8 len)
  */
 static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
 		       DAT_EVENT_NUMBER num, int act,
-		       const void *pdata, u8 pdata_len)
+		       const void *pdata, u16 pdata_len)
 {
 	unsigned long flags;
 	bool moved;
@@ -173,13 +174,38 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
 }
 
+/* The ACCEPT action of an SSP's request: the takeover moves to the EP. */
+static void ep_do_accept_iws(struct kdapl_ep *ep, struct kdapl_iws *iws)
+{
+	struct kiwarp_sock_param p = {};
+
+	p.pdata = ep->pdata_len ? ep->pdata : NULL;
+	p.pdata_len = ep->pdata_len;
+	p.ird = ep->attr.max_rdma_read_in;
+	p.ord = ep->attr.max_rdma_read_out;
+	spin_lock_irq(&ep->lock);
+	ep->iws = iws;
+	spin_unlock_irq(&ep->lock);
+	if (kdapl_iws_accept(iws, ep, &p))
+		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+			   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+}
+
 /* The ACCEPT action: take the CR's cm_id and accept on the EP's QP. */
-static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id)
+static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			 struct kdapl_iws *iws)
 {
 	struct rdma_conn_param p = {};
 	int err;
 
 	lockdep_assert_held(&ep->cm_mutex);
+	if (iws && ep->qp) {
+		ep_do_accept_iws(ep, iws);
+		return;
+	}
+	if (iws)
+		kdapl_iws_release(iws);
 	if (!id || !ep->qp) {
 		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
 			   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
@@ -207,13 +233,25 @@ static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id)
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
 }
 
-/* The ABORT action: flush the QP and drop the connection's cm_id. */
+/*
+ * The ABORT action: flush the QP and drop the connection's cm_id or
+ * socket takeover. A socket still borrowed goes back to the consumer
+ * before the event that ends a socket connect is posted (ep->iws_event).
+ */
 static void ep_do_abort(struct kdapl_ep *ep)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	struct rdma_cm_id *id = ep->cm_id;
+	struct kdapl_iws *iws;
+	DAT_EVENT_NUMBER num;
 
 	lockdep_assert_held(&ep->cm_mutex);
+	spin_lock_irq(&ep->lock);
+	iws = ep->iws;
+	ep->iws = NULL;
+	spin_unlock_irq(&ep->lock);
+	if (iws)
+		kdapl_iws_release(iws);
 	if (ep->qp)
 		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
 	if (id) {
@@ -222,6 +260,12 @@ static void ep_do_abort(struct kdapl_ep *ep)
 		spin_unlock_irq(&ep->lock);
 		rdma_destroy_id(id);
 	}
+	spin_lock_irq(&ep->lock);
+	num = ep->iws_event;
+	ep->iws_event = 0;
+	spin_unlock_irq(&ep->lock);
+	if (num)
+		kdapl_ep_post_conn(ep, num);
 }
 
 /* The DRAIN action: the last step of a graceful disconnect. */
@@ -249,6 +293,7 @@ void kdapl_ep_work(struct work_struct *work)
 	struct kdapl_ia *ia = ep->base.ia;
 	struct sockaddr_storage src;
 	struct rdma_cm_id *cr_id = NULL;
+	struct kdapl_iws *cr_iws = NULL;
 	struct kdapl_cr *cr = NULL;
 	struct net *net = NULL;
 	unsigned long acts;
@@ -269,28 +314,42 @@ void kdapl_ep_work(struct work_struct *work)
 		ep->cr = NULL;
 		cr_id = cr->cm_id;
 		cr->cm_id = NULL;
+		cr_iws = cr->iws;
+		cr->iws = NULL;
 		kdapl_cr_done(cr);
 	}
 	if (ia->dead) {
 		acts = 0;	/* kdapl_ep_release_device() did it all */
 		if (cr_id)
 			rdma_destroy_id(cr_id);
+		if (cr_iws)
+			kdapl_iws_release(cr_iws);
 		cr_id = NULL;
+		cr_iws = NULL;
 	}
 	mutex_unlock(&ia->lock);
 
 	if (test_bit(KDAPL_EP_ACT_ABORT, &acts)) {
 		if (cr_id)
 			rdma_destroy_id(cr_id);
+		if (cr_iws)
+			kdapl_iws_release(cr_iws);
 		ep_do_abort(ep);
 		goto out;
 	}
 	if (test_bit(KDAPL_EP_ACT_CONNECT, &acts))
 		ep_do_connect(ep, net, &src);
 	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts))
-		ep_do_accept(ep, cr_id);
-	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id)
+		ep_do_accept(ep, cr_id, cr_iws);
+	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id) {
 		rdma_disconnect(ep->cm_id);
+	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->iws &&
+		   ep->qp) {
+		/* What iw_cm does for a graceful close: SQ drain, then FIN. */
+		struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+
+		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
+	}
 	if (test_bit(KDAPL_EP_ACT_DRAIN, &acts))
 		ep_do_drain(ep);
 out:
@@ -440,6 +499,65 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* kdapl_ia_kill() tears the EP down from the registry. */
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * kdapl_ep_iws_event() - an event of an EP's socket takeover
+ * @ep: the EP (the takeover holds a reference)
+ * @ev: the provider's event (include/kiwarp/sock.h)
+ *
+ * The socket takeover's twin of ep_cm_event(): the same outcomes. A
+ * failed exchange is UNREACHABLE when the network gave up (TCP timeout,
+ * ICMP unreachable), else NON_PEER_REJECTED (seed 000: every other
+ * reason). After establishment the peer's close (FIN, or a reset: an
+ * abrupt disconnect) is DISCONNECTED, an LLP timeout, TERMINATE or a
+ * removed device BROKEN.
+ *
+ * Context: the provider's event handler (process context, the
+ * takeover's mutex held); takes ep->lock only.
+ */
+void kdapl_ep_iws_event(struct kdapl_ep *ep,
+			const struct kiwarp_sock_event *ev)
+{
+	u16 len = ev->pdata_len;
+	enum kdapl_ep_op op;
+	DAT_EVENT_NUMBER num;
+
+	switch (ev->type) {
+	case KIWARP_SOCK_EV_ESTABLISHED:
+		if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
+				DAT_CONNECTION_EVENT_ESTABLISHED, -1,
+				ev->pdata, len))
+			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
+		break;
+	case KIWARP_SOCK_EV_REJECTED:
+		ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
+			   DAT_CONNECTION_EVENT_PEER_REJECTED,
+			   KDAPL_EP_ACT_ABORT, ev->pdata, len);
+		break;
+	case KIWARP_SOCK_EV_FAILED:
+		if (ev->status == -ETIMEDOUT || ev->status == -EHOSTUNREACH ||
+		    ev->status == -ENETUNREACH) {
+			op = KDAPL_EP_EV_CM_UNREACHABLE;
+			num = DAT_CONNECTION_EVENT_UNREACHABLE;
+		} else {
+			op = KDAPL_EP_EV_CM_NON_PEER_REJECTED;
+			num = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		}
+		if (!ep_outcome(ep, op, num, KDAPL_EP_ACT_ABORT, NULL, 0))
+			ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+				   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		break;
+	case KIWARP_SOCK_EV_DISCONNECT:
+		ep_gone(ep, false);
+		break;
+	case KIWARP_SOCK_EV_CLOSED:
+		ep_gone(ep, ev->status && ev->status != -ECONNRESET);
 		break;
 	default:
 		break;
@@ -643,6 +761,7 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 	struct kdapl_ep *ep;
 	unsigned long flags;
 	DAT_EP_STATE was;
+	bool post = false;
 	DAT_RETURN ret;
 	int act = -1;
 
@@ -669,10 +788,17 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 			del_timer(&ep->timer);
 			ep->peer_pdata_len = 0;
 			act = KDAPL_EP_ACT_ABORT;
+			post = true;
+			/* A socket connect: the event once the socket is back. */
+			if (ep->iws &&
+			    was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+				ep->iws_event = DAT_CONNECTION_EVENT_DISCONNECTED;
+				post = false;
+			}
 		}
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (act == KDAPL_EP_ACT_ABORT)
+	if (post)
 		kdapl_ep_post_conn(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
 	if (act >= 0)
 		kdapl_ep_queue(ep, act);

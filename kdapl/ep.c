@@ -119,15 +119,21 @@ static void kdapl_ep_timer(struct timer_list *t)
 		return;
 	}
 	was = ep->state;
-	if (kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT))
-		num = was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
-		      DAT_CONNECTION_EVENT_TIMED_OUT :
-		      DAT_CONNECTION_EVENT_DISCONNECTED;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (!num)
+	if (!kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT)) {
+		spin_unlock_irqrestore(&ep->lock, flags);
 		return;
+	}
+	num = was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
+	      DAT_CONNECTION_EVENT_TIMED_OUT : DAT_CONNECTION_EVENT_DISCONNECTED;
 	ep->peer_pdata_len = 0;
-	kdapl_ep_post_conn(ep, num);
+	if (ep->iws && was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
+		/* A socket connect: TIMED_OUT once the socket is back. */
+		ep->iws_event = num;
+		num = 0;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (num)
+		kdapl_ep_post_conn(ep, num);
 	kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);
 }
 
@@ -228,12 +234,19 @@ static void kdapl_ep_qp_destroy(struct kdapl_ep *ep)
 {
 	struct rdma_cm_id *id = ep->cm_id;
 	struct ib_qp *qp = ep->qp;
+	struct kdapl_iws *iws;
 
 	lockdep_assert_held(&ep->cm_mutex);
 	if (id) {
 		ep->cm_id = NULL;
 		rdma_destroy_id(id);
 	}
+	spin_lock_irq(&ep->lock);
+	iws = ep->iws;
+	ep->iws = NULL;
+	spin_unlock_irq(&ep->lock);
+	if (iws)	/* before the QP: no event may find it gone */
+		kdapl_iws_release(iws);
 	if (!qp)
 		return;
 	spin_lock_irq(&ep->lock);
@@ -287,7 +300,7 @@ static void kdapl_ep_release(struct kdapl_hobj *h)
 {
 	struct kdapl_ep *ep = container_of(h, struct kdapl_ep, base.hobj);
 
-	WARN_ON_ONCE(ep->qp || ep->cm_id || ep->wrs);
+	WARN_ON_ONCE(ep->qp || ep->cm_id || ep->wrs || ep->iws);
 	kdapl_obj_put(&ep->base.ia->base);
 	kfree(ep);
 }
@@ -960,6 +973,9 @@ DAT_RETURN kdapl_ep_destroy(struct kdapl_ep *ep)
 		if (ep->cr->cm_id)
 			rdma_destroy_id(ep->cr->cm_id);
 		ep->cr->cm_id = NULL;
+		if (ep->cr->iws)
+			kdapl_iws_release(ep->cr->iws);
+		ep->cr->iws = NULL;
 		kdapl_cr_done(ep->cr);
 		cr = ep->cr;
 		ep->cr = NULL;
@@ -1036,17 +1052,19 @@ static int eps_show(struct seq_file *m, void *v)
 	char la[64], ra[64];
 	struct kdapl_ep *ep;
 
-	seq_puts(m, "handle state qpn local remote posted completed flushed\n");
+	seq_puts(m, "handle state qpn local remote posted completed flushed transport\n");
 	spin_lock_irq(&ep_list_lock);
 	list_for_each_entry(ep, &ep_list, all) {
 		spin_lock(&ep->lock);
-		seq_printf(m, "%#lx %s %d %s %s %llu %llu %llu\n",
+		seq_printf(m, "%#lx %s %d %s %s %llu %llu %llu %s\n",
 			   (unsigned long)kdapl_obj_handle(&ep->base),
 			   kdapl_ep_state_name(ep->state),
 			   ep->qp ? (int)ep->qp->qp_num : -1,
 			   sa_str(&ep->local, la, sizeof(la)),
 			   sa_str(&ep->remote, ra, sizeof(ra)),
-			   ep->posted, ep->completed, ep->flushed);
+			   ep->posted, ep->completed, ep->flushed,
+			   ep->iws ? kdapl_iws_show(ep->iws) :
+			   ep->cm_id ? "rdma_cm" : "-");
 		spin_unlock(&ep->lock);
 	}
 	spin_unlock_irq(&ep_list_lock);

@@ -38,6 +38,7 @@ struct kdapl_evd;
 struct kdapl_sp;
 struct kdapl_cr;
 struct kdapl_lmr;
+struct kdapl_iws;
 
 /*
  * Largest private data kdapl keeps from the peer (connection request,
@@ -130,6 +131,13 @@ enum kdapl_ep_action {
  * @node: on ia->eps, under ia->lock
  * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
  * @posted, @completed, @flushed: DTO counters, for debugfs
+ * @iws: socket mode (iwsock.c): the socket takeover connection, or NULL;
+ *	set and cleared under @cm_mutex and @lock, like @cm_id
+ * @iws_event: socket mode: a connection event the ABORT action posts
+ *	once the socket is back with the consumer (TIMED_OUT, or the
+ *	DISCONNECTED of an abrupt disconnect while connecting); under @lock
+ * @iw_attr: socket mode: the socket's domain, type and protocol as
+ *	transport-specific EP attributes (dat_ep_query), @iw_val their values
  */
 struct kdapl_ep {
 	struct kdapl_obj base;
@@ -166,6 +174,10 @@ struct kdapl_ep {
 	u64 posted;
 	u64 completed;
 	u64 flushed;
+	struct kdapl_iws *iws;
+	DAT_EVENT_NUMBER iws_event;
+	DAT_NAMED_ATTR iw_attr[3];
+	char iw_val[3][8];
 };
 
 /**
@@ -184,6 +196,9 @@ struct kdapl_ep {
  * @all: on the list of all service points (debugfs), under sp_list_lock
  * @requests: requests delivered, for debugfs; under ia->lock
  * @pending: delivered CRs not yet accepted, rejected or handed off
+ * @ssp: a socket service point (iwsock.c; @psp false): @iws is its
+ *	socket takeover, @sock the consumer's socket, @qual its local port
+ * @iws, @sock: SSP only; @iws is released by dat_iw_ssp_free()
  *
  * @ep changes under ia->lock.
  */
@@ -201,6 +216,9 @@ struct kdapl_sp {
 	struct list_head all;
 	u64 requests;
 	atomic_t pending;
+	bool ssp;
+	struct kdapl_iws *iws;
+	struct socket *sock;
 };
 
 /**
@@ -216,12 +234,15 @@ struct kdapl_sp {
  * @pdata, @pdata_len: the requester's private data
  * @truncated: the private data did not fit
  * @ird, @ord: the requester's RDMA read resources
+ * @iws: an SSP's request: its socket takeover connection instead of
+ *	@cm_id, owned like it
  * @action: what @work does: KDAPL_CR_ARRIVE or KDAPL_CR_REJECT (sp.c)
  * @node: on ia->crs while the handle exists, under ia->lock
  */
 struct kdapl_cr {
 	struct kdapl_obj base;
 	struct rdma_cm_id *cm_id;
+	struct kdapl_iws *iws;
 	struct kdapl_sp *sp;
 	struct kdapl_ep *ep;
 	struct work_struct work;
@@ -274,6 +295,28 @@ void kdapl_sp_teardown(struct kdapl_sp *sp);
 void kdapl_cr_teardown(struct kdapl_cr *cr);
 void kdapl_cr_done(struct kdapl_cr *cr);
 void kdapl_sp_debugfs_init(struct dentry *dir);
+
+/* iwsock.c: socket takeover (include/kiwarp/sock.h) */
+struct kiwarp_sock_event;
+struct kiwarp_sock_param;
+struct kdapl_provider;
+bool kdapl_iws_supported(struct kdapl_provider *prov);
+void kdapl_iws_release(struct kdapl_iws *iws);
+void kdapl_iws_reject(struct kdapl_iws *iws, const void *pdata, u16 len);
+int kdapl_iws_accept(struct kdapl_iws *iws, struct kdapl_ep *ep,
+		     const struct kiwarp_sock_param *p);
+void kdapl_ssp_post_down(struct kdapl_sp *sp);
+void kdapl_ssp_detach(struct kdapl_sp *sp, struct kdapl_iws *iws);
+const char *kdapl_iws_show(struct kdapl_iws *iws);
+void kdapl_ep_iws_event(struct kdapl_ep *ep,
+			const struct kiwarp_sock_event *ev);
+int kdapl_cr_queue_iws(struct kdapl_sp *sp, struct kdapl_iws *iws,
+		       const void *pd, u16 pdlen, u32 ird, u32 ord,
+		       const struct sockaddr_storage *local,
+		       const struct sockaddr_storage *remote);
+DAT_RETURN kdapl_sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
+			    struct kdapl_evd *evd, struct kdapl_ep *ep);
+DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp);
 
 /* dto.c */
 void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc);

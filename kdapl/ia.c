@@ -25,6 +25,7 @@
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 #include <net/net_namespace.h>
+#include <dat2/dat_iw_extensions.h>
 
 #include "evd.h"
 #include "registry.h"
@@ -446,6 +447,7 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, DAT_IA_ATTR_MASK m,
 			       DAT_IA_ATTR *a)
 {
 	struct kdapl_provider *prov = ia->prov;
+	bool iw = false;
 	const struct ib_device_attr *d = &prov->attrs;
 
 	if (m & DAT_IA_FIELD_IA_ADAPTER_NAME)
@@ -519,10 +521,13 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, DAT_IA_ATTR_MASK m,
 	KDAPL_SET(m, DAT_IA_FIELD_IA_ZB_SUPPORTED, a->zb_supported, DAT_FALSE);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_RESERVED_LMR_SUPPORTED,
 		  a->reserved_lmr_supported, DAT_FALSE);
+	/* The iWARP extensions: only where a socket can be taken over. */
+	if (m & (DAT_IA_FIELD_IA_EXTENSION | DAT_IA_FIELD_IA_EXTENSION_VERSION))
+		iw = kdapl_iws_supported(prov);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_EXTENSION, a->extension_supported,
-		  DAT_EXTENSION_NONE);
+		  iw ? DAT_EXTENSION_IW : DAT_EXTENSION_NONE);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_EXTENSION_VERSION, a->extension_version,
-		  0);
+		  iw ? DAT_IW_EXTENSION_VERSION : 0);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_NUM_TRANSPORT_ATTR, a->num_transport_attr,
 		  0);
 	KDAPL_SET(m, DAT_IA_FIELD_IA_TRANSPORT_ATTR, a->transport_attr, NULL);
@@ -552,11 +557,19 @@ static DAT_RMR_SCOPE kdapl_rmr_scope(const struct ib_device_attr *d)
 	return type1 ? DAT_RMR_SCOPE_PZ : DAT_RMR_SCOPE_EP;
 }
 
+/* seed 000: the named attributes of an IA with the iWARP extensions */
+static const DAT_NAMED_ATTR kdapl_iw_attrs[] = {
+	{ DAT_EXTENSION_ATTR, "TRUE" },
+	{ DAT_EXTENSION_ATTR_VERSION, __stringify(DAT_IW_EXTENSION_VERSION) },
+	{ DAT_IW_ATTR_SSP, "TRUE" },
+};
+
 static void kdapl_ia_fill_provider_attr(struct kdapl_ia *ia,
 					DAT_PROVIDER_ATTR_MASK m,
 					DAT_PROVIDER_ATTR *a)
 {
 	struct kdapl_provider *prov = ia->prov;
+	bool iw = false;
 
 	if (m & DAT_PROVIDER_FIELD_PROVIDER_NAME)
 		strscpy(a->provider_name, "kdapl", sizeof(a->provider_name));
@@ -630,10 +643,15 @@ static void kdapl_ia_fill_provider_attr(struct kdapl_ia *ia,
 		  DAT_FALSE);
 	KDAPL_SET(m, DAT_PROVIDER_FIELD_HA_LB, a->ha_loadbalancing,
 		  DAT_HA_LB_NONE);
+	if (m & (DAT_PROVIDER_FIELD_NUM_PROVIDER_SPECIFIC_ATTR |
+		 DAT_PROVIDER_FIELD_PROVIDER_SPECIFIC_ATTR))
+		iw = kdapl_iws_supported(prov);
 	KDAPL_SET(m, DAT_PROVIDER_FIELD_NUM_PROVIDER_SPECIFIC_ATTR,
-		  a->num_provider_specific_attr, 0);
+		  a->num_provider_specific_attr,
+		  iw ? (DAT_COUNT)ARRAY_SIZE(kdapl_iw_attrs) : 0);
 	KDAPL_SET(m, DAT_PROVIDER_FIELD_PROVIDER_SPECIFIC_ATTR,
-		  a->provider_specific_attr, NULL);
+		  a->provider_specific_attr,
+		  iw ? (DAT_NAMED_ATTR *)kdapl_iw_attrs : NULL);
 }
 
 /**

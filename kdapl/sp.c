@@ -60,7 +60,7 @@ static void kdapl_cr_release(struct kdapl_hobj *h)
 {
 	struct kdapl_cr *cr = container_of(h, struct kdapl_cr, base.hobj);
 
-	WARN_ON_ONCE(cr->cm_id);
+	WARN_ON_ONCE(cr->cm_id || cr->iws);
 	if (cr->ep)
 		kdapl_obj_put(&cr->ep->base);
 	kdapl_obj_put(&cr->sp->base);
@@ -73,6 +73,8 @@ static void kdapl_cr_discard(struct kdapl_cr *cr)
 {
 	if (cr->cm_id)
 		rdma_destroy_id(cr->cm_id);
+	if (cr->iws)
+		kdapl_iws_release(cr->iws);
 	if (cr->ep)
 		kdapl_obj_put(&cr->ep->base);
 	kdapl_obj_put(&cr->sp->base);
@@ -93,7 +95,7 @@ static void cr_post_arrival(struct kdapl_cr *cr)
 	DAT_EVENT ev = { .event_number = DAT_CONNECTION_REQUEST_EVENT };
 	DAT_CR_ARRIVAL_EVENT_DATA *d = &ev.event_data.cr_arrival_event_data;
 
-	if (cr->sp->psp)
+	if (cr->sp->psp || cr->sp->ssp)	/* an SSP's handle: psp_handle */
 		d->sp_handle.psp_handle = kdapl_obj_handle(&cr->sp->base);
 	else
 		d->sp_handle.rsp_handle = kdapl_obj_handle(&cr->sp->base);
@@ -116,7 +118,7 @@ static void cr_arrive(struct kdapl_cr *cr)
 	mutex_lock(&ia->lock);
 	if (sp->dead || kdapl_ia_child_get(ia) != DAT_SUCCESS)
 		goto reject;
-	if (sp->psp && (sp->flags & DAT_PSP_PROVIDER_FLAG)) {
+	if ((sp->psp || sp->ssp) && (sp->flags & DAT_PSP_PROVIDER_FLAG)) {
 		ret = kdapl_ep_new(ia, NULL, NULL, NULL, NULL, NULL, true, &ep);
 		if (ret != DAT_SUCCESS)
 			goto reject_child;
@@ -168,6 +170,8 @@ reject:
 		cr_reject_id(cr->cm_id, NULL, 0);
 		cr->cm_id = NULL;
 	}
+	if (cr->iws)
+		kdapl_iws_reject(cr->iws, NULL, 0);
 	kdapl_cr_discard(cr);
 }
 
@@ -175,6 +179,7 @@ reject:
 static void cr_finish(struct kdapl_cr *cr, bool reject)
 {
 	struct kdapl_ia *ia = cr->base.ia;
+	struct kdapl_iws *iws;
 	struct rdma_cm_id *id;
 	struct kdapl_ep *ep;
 
@@ -182,12 +187,18 @@ static void cr_finish(struct kdapl_cr *cr, bool reject)
 	list_del_init(&cr->node);
 	id = cr->cm_id;
 	cr->cm_id = NULL;
+	iws = cr->iws;
+	cr->iws = NULL;
 	mutex_unlock(&ia->lock);
 	atomic_dec(&cr->sp->pending);
 	if (id && reject)
 		cr_reject_id(id, cr->pdata, cr->pdata_len);
 	else if (id)
 		rdma_destroy_id(id);
+	if (iws && reject)
+		kdapl_iws_reject(iws, cr->pdata, cr->pdata_len);
+	if (iws)
+		kdapl_iws_release(iws);
 	ep = cr->ep;
 	if (ep && ep->provider_ep)	/* back to provider control: gone */
 		kdapl_ep_destroy(ep);
@@ -209,30 +220,71 @@ static void kdapl_cr_work(struct work_struct *work)
  * Record a request for @sp and queue its arrival. Takes over @id, which
  * must not be used by anyone else; its context becomes the CR.
  */
-static int cr_queue(struct kdapl_sp *sp, struct rdma_cm_id *id,
-		    const void *pd, u8 pdlen, u8 ird, u8 ord)
+static struct kdapl_cr *cr_new(struct kdapl_sp *sp, const void *pd,
+			       u16 pdlen, u32 ird, u32 ord)
 {
 	struct kdapl_cr *cr = kzalloc(sizeof(*cr), GFP_KERNEL);
 
 	if (!cr)
-		return -ENOMEM;
+		return NULL;
 	/* The type is what kdapl_cm_handler() looks at, before the handle. */
 	cr->base.hobj.type = KDAPL_HT_CR;
-	cr->cm_id = id;
 	cr->pdata_len = min_t(unsigned int, pdlen, KDAPL_PDATA_MAX);
 	cr->truncated = pdlen > KDAPL_PDATA_MAX;
 	if (pd && cr->pdata_len)
 		memcpy(cr->pdata, pd, cr->pdata_len);
-	memcpy(&cr->local, &id->route.addr.src_addr, sizeof(cr->local));
-	memcpy(&cr->remote, &id->route.addr.dst_addr, sizeof(cr->remote));
-	cr->ird = ird;
-	cr->ord = ord;
+	cr->ird = min_t(u32, ird, U8_MAX);
+	cr->ord = min_t(u32, ord, U8_MAX);
 	kdapl_hobj_ref(&sp->base.hobj);
 	cr->sp = sp;
 	INIT_LIST_HEAD(&cr->node);
 	INIT_WORK(&cr->work, kdapl_cr_work);
 	cr->action = KDAPL_CR_ARRIVE;
+	return cr;
+}
+
+static int cr_queue(struct kdapl_sp *sp, struct rdma_cm_id *id,
+		    const void *pd, u8 pdlen, u8 ird, u8 ord)
+{
+	struct kdapl_cr *cr = cr_new(sp, pd, pdlen, ird, ord);
+
+	if (!cr)
+		return -ENOMEM;
+	cr->cm_id = id;
+	memcpy(&cr->local, &id->route.addr.src_addr, sizeof(cr->local));
+	memcpy(&cr->remote, &id->route.addr.dst_addr, sizeof(cr->remote));
 	id->context = cr;
+	queue_work(kdapl_wq, &cr->work);
+	return 0;
+}
+
+/**
+ * kdapl_cr_queue_iws() - record the MPA Request of an SSP and queue it
+ * @sp: the SSP
+ * @iws: its takeover; the caller's reference moves to the CR on success
+ * @pd: the request's private data, @pdlen bytes (truncated to what kdapl
+ *	keeps, with the CR's truncate flag set)
+ * @pdlen: its length
+ * @ird: RDMA reads the requester accepts (RFC 6581), 0 if not given
+ * @ord: RDMA reads the requester issues
+ * @local: the socket's local address
+ * @remote: the socket's peer
+ *
+ * Return: 0 or -ENOMEM.
+ * Context: the provider's event handler (process context).
+ */
+int kdapl_cr_queue_iws(struct kdapl_sp *sp, struct kdapl_iws *iws,
+		       const void *pd, u16 pdlen, u32 ird, u32 ord,
+		       const struct sockaddr_storage *local,
+		       const struct sockaddr_storage *remote)
+{
+	struct kdapl_cr *cr = cr_new(sp, pd, pdlen, ird, ord);
+
+	if (!cr)
+		return -ENOMEM;
+	cr->iws = iws;
+	cr->local = *local;
+	cr->remote = *remote;
 	queue_work(kdapl_wq, &cr->work);
 	return 0;
 }
@@ -273,6 +325,10 @@ void kdapl_cr_teardown(struct kdapl_cr *cr)
 		rdma_destroy_id(cr->cm_id);
 		cr->cm_id = NULL;
 	}
+	if (cr->iws) {
+		kdapl_iws_release(cr->iws);
+		cr->iws = NULL;
+	}
 }
 
 /**
@@ -295,23 +351,35 @@ static void kdapl_sp_release(struct kdapl_hobj *h)
 {
 	struct kdapl_sp *sp = container_of(h, struct kdapl_sp, base.hobj);
 
-	WARN_ON_ONCE(sp->cm_id || sp->ep);
+	WARN_ON_ONCE(sp->cm_id || sp->ep || sp->iws);
 	kdapl_obj_put(&sp->base.ia->base);
 	kfree(sp);
 }
 
-/* Free a service point: stop listening, give a reserved EP back. */
-static DAT_RETURN sp_destroy(struct kdapl_sp *sp)
+/**
+ * kdapl_sp_destroy() - free a service point
+ * @sp: a PSP, RSP or SSP; the caller holds a reference of its own
+ *
+ * Stops listening (an SSP gives a socket that got no request back), gives
+ * a reserved EP back.
+ *
+ * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE if someone else freed it.
+ * Context: process context; sleeps. ia->lock not held.
+ */
+DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp)
 {
 	struct kdapl_ia *ia = sp->base.ia;
+	struct kdapl_iws *iws;
 	struct rdma_cm_id *id;
 	struct kdapl_ep *ep;
 
 	mutex_lock(&ia->lock);
 	if (!kdapl_hobj_remove(&kdapl.handles, &sp->base.hobj)) {
 		mutex_unlock(&ia->lock);
-		return DAT_ERROR(DAT_INVALID_HANDLE, sp->psp ?
-				 DAT_INVALID_HANDLE_PSP : DAT_INVALID_HANDLE_RSP);
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 sp->ssp ? DAT_NO_SUBTYPE :
+				 sp->psp ? DAT_INVALID_HANDLE_PSP :
+				 DAT_INVALID_HANDLE_RSP);
 	}
 	list_del_init(&sp->node);
 	spin_lock_irq(&sp_list_lock);
@@ -322,10 +390,14 @@ static DAT_RETURN sp_destroy(struct kdapl_sp *sp)
 	sp->cm_id = NULL;
 	ep = sp->ep;
 	sp->ep = NULL;
+	iws = sp->iws;
+	sp->iws = NULL;
 	mutex_unlock(&ia->lock);
 
 	if (id)
 		rdma_destroy_id(id);	/* waits for a handler in progress */
+	if (iws)
+		kdapl_ssp_detach(sp, iws);	/* no handler after this */
 	if (ep) {
 		spin_lock_irq(&ep->lock);
 		kdapl_ep_move(ep, KDAPL_EP_OP_RSP_FREE);
@@ -338,6 +410,90 @@ static DAT_RETURN sp_destroy(struct kdapl_sp *sp)
 	kdapl_ia_child_gone(ia);
 	kdapl_obj_put(&sp->base);
 	return DAT_SUCCESS;
+}
+
+/*
+ * Make @sp visible: a child of @ia with a handle, on the lists, @ep
+ * reserved (RSP_CREATE: UNCONNECTED -> RESERVED), @id its listening id.
+ * On success the references of the @evd and @ep lookups move to @sp; on
+ * failure nothing changed and the caller keeps them.
+ */
+static DAT_RETURN sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
+			     struct kdapl_evd *evd, struct kdapl_ep *ep,
+			     struct rdma_cm_id *id)
+{
+	DAT_RETURN ret;
+
+	mutex_lock(&ia->lock);
+	ret = kdapl_ia_child_get(ia);
+	if (ret != DAT_SUCCESS)
+		goto out_unlock;
+	if (ep) {
+		spin_lock_irq(&ep->lock);
+		ret = kdapl_ep_state_check(ep->state, KDAPL_EP_OP_RSP_CREATE);
+		/* An SSP's EP must be configured (seed 000). */
+		if (ret == DAT_SUCCESS && sp->ssp &&
+		    ep->state != DAT_EP_STATE_UNCONNECTED)
+			ret = DAT_ERROR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EP_UNCONFIGURED);
+		if (ret == DAT_SUCCESS) {
+			kdapl_ep_move(ep, KDAPL_EP_OP_RSP_CREATE);
+			ep->rsp = sp;
+		}
+		spin_unlock_irq(&ep->lock);
+		if (ret != DAT_SUCCESS)
+			goto out_child;
+	}
+	INIT_LIST_HEAD(&sp->all);
+	INIT_LIST_HEAD(&sp->node);
+	sp->base.ia = ia;
+	spin_lock_init(&sp->base.ctx_lock);
+	if (kdapl_hobj_add(&kdapl.handles, &sp->base.hobj, sp->base.hobj.type,
+			   kdapl_sp_release, GFP_KERNEL)) {
+		/* Undo by hand: nothing has seen the SP yet. */
+		if (ep) {
+			spin_lock_irq(&ep->lock);
+			kdapl_ep_move(ep, KDAPL_EP_OP_RSP_FREE);
+			ep->rsp = NULL;
+			spin_unlock_irq(&ep->lock);
+		}
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out_child;
+	}
+	atomic_inc(&evd->users);
+	sp->evd = evd;
+	sp->ep = ep;
+	list_add_tail(&sp->node, &ia->sps);
+	spin_lock_irq(&sp_list_lock);
+	list_add_tail(&sp->all, &sp_list);
+	spin_unlock_irq(&sp_list_lock);
+	sp->cm_id = id;
+	mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+
+out_child:
+	kdapl_ia_child_gone(ia);
+	kdapl_obj_put(&ia->base);
+out_unlock:
+	mutex_unlock(&ia->lock);
+	return ret;
+}
+
+/**
+ * kdapl_sp_publish() - make an SSP visible (iwsock.c)
+ * @ia: its IA
+ * @sp: the SSP, filled in but for the links
+ * @evd: its CR EVD (a lookup reference, moved to @sp on success)
+ * @ep: its EP or NULL (a lookup reference, moved on success)
+ *
+ * Return: DAT_SUCCESS, DAT_INVALID_STATE (IA closing, EP not
+ * UNCONNECTED), DAT_INSUFFICIENT_RESOURCES.
+ * Context: process context; sleeps.
+ */
+DAT_RETURN kdapl_sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
+			    struct kdapl_evd *evd, struct kdapl_ep *ep)
+{
+	return sp_publish(ia, sp, evd, ep, NULL);
 }
 
 /*
@@ -390,8 +546,6 @@ static DAT_RETURN sp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
 		goto out_ep;
 	}
 	sp->base.hobj.type = psp ? KDAPL_HT_PSP : KDAPL_HT_RSP;
-	INIT_LIST_HEAD(&sp->all);
-	INIT_LIST_HEAD(&sp->node);
 	sp->psp = psp;
 	sp->flags = flags;
 	id = rdma_create_id(net, kdapl_cm_handler, sp, RDMA_PS_TCP, IB_QPT_RC);
@@ -420,53 +574,18 @@ static DAT_RETURN sp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
 	*qual = sp->qual;
 
 	/* The handle first: a request may arrive as soon as we listen. */
-	mutex_lock(&ia->lock);
-	ret = kdapl_ia_child_get(ia);
-	if (ret != DAT_SUCCESS)
-		goto out_unlock;
-	if (ep) {
-		spin_lock_irq(&ep->lock);
-		ret = kdapl_ep_state_check(ep->state, KDAPL_EP_OP_RSP_CREATE);
-		if (ret == DAT_SUCCESS) {
-			kdapl_ep_move(ep, KDAPL_EP_OP_RSP_CREATE);
-			ep->rsp = sp;
-		}
-		spin_unlock_irq(&ep->lock);
-		if (ret != DAT_SUCCESS)
-			goto out_child;
-		sp->ep = ep;	/* our lookup reference moves to the RSP */
-		ep = NULL;
+	ret = sp_publish(ia, sp, evd, ep, id);
+	if (ret != DAT_SUCCESS) {
+		rdma_destroy_id(id);
+		kfree(sp);
+		goto out_ep;
 	}
-	sp->base.ia = ia;
-	spin_lock_init(&sp->base.ctx_lock);
-	atomic_inc(&evd->users);
-	sp->evd = evd;
 	evd = NULL;
-	if (kdapl_hobj_add(&kdapl.handles, &sp->base.hobj, sp->base.hobj.type,
-			   kdapl_sp_release, GFP_KERNEL)) {
-		/* Undo by hand: nothing has seen the SP yet. */
-		evd = sp->evd;
-		atomic_dec(&evd->users);
-		ep = sp->ep;
-		if (ep) {
-			spin_lock_irq(&ep->lock);
-			kdapl_ep_move(ep, KDAPL_EP_OP_RSP_FREE);
-			ep->rsp = NULL;
-			spin_unlock_irq(&ep->lock);
-		}
-		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out_child;
-	}
-	list_add_tail(&sp->node, &ia->sps);
-	spin_lock_irq(&sp_list_lock);
-	list_add_tail(&sp->all, &sp_list);
-	spin_unlock_irq(&sp_list_lock);
-	sp->cm_id = id;
-	mutex_unlock(&ia->lock);
+	ep = NULL;
 
 	err = rdma_listen(id, KDAPL_LISTEN_BACKLOG);
 	if (err) {
-		sp_destroy(sp);
+		kdapl_sp_destroy(sp);
 		ret = err == -EADDRINUSE ?
 		      DAT_ERROR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE) :
 		      DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
@@ -476,13 +595,6 @@ static DAT_RETURN sp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
 	ret = DAT_SUCCESS;
 	goto out_ia;
 
-out_child:
-	kdapl_ia_child_gone(ia);
-	kdapl_obj_put(&ia->base);
-out_unlock:
-	mutex_unlock(&ia->lock);
-	rdma_destroy_id(id);
-	kfree(sp);
 out_ep:
 	if (ep)
 		kdapl_obj_put(&ep->base);
@@ -604,7 +716,7 @@ DAT_RETURN dat_psp_free(DAT_PSP_HANDLE psp_handle)
 
 	if (!sp)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
-	ret = sp_destroy(sp);
+	ret = kdapl_sp_destroy(sp);
 	kdapl_obj_put(&sp->base);
 	return ret;
 }
@@ -692,7 +804,7 @@ DAT_RETURN dat_rsp_free(DAT_RSP_HANDLE rsp_handle)
 
 	if (!sp)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
-	ret = sp_destroy(sp);
+	ret = kdapl_sp_destroy(sp);
 	kdapl_obj_put(&sp->base);
 	return ret;
 }
@@ -887,7 +999,9 @@ EXPORT_SYMBOL_GPL(dat_cr_reject);
  * An RSP's EP goes UNCONNECTED; a provider's EP is destroyed.
  *
  * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER (no PSP
- * with that qualifier), DAT_INSUFFICIENT_RESOURCES.
+ * with that qualifier), DAT_INSUFFICIENT_RESOURCES,
+ * DAT_MODEL_NOT_SUPPORTED (a request of a socket service point: its
+ * socket cannot move to another service point).
  * Context: process context; sleeps.
  */
 DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
@@ -900,6 +1014,11 @@ DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 
 	if (!cr)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (cr->sp->ssp) {
+		/* The socket is this SSP's: no other service point has it. */
+		kdapl_obj_put(&cr->base);
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	}
 	ia = cr->base.ia;
 	mutex_lock(&ia->lock);
 	list_for_each_entry(sp, &ia->sps, node) {
@@ -990,7 +1109,7 @@ void kdapl_ia_destroy_children(struct kdapl_ia *ia)
 		mutex_unlock(&ia->lock);
 		if (!sp)
 			break;
-		if (sp_destroy(sp) != DAT_SUCCESS) {
+		if (kdapl_sp_destroy(sp) != DAT_SUCCESS) {
 			mutex_lock(&ia->lock);
 			list_del_init(&sp->node);
 			mutex_unlock(&ia->lock);
@@ -1018,15 +1137,17 @@ static int sps_show(struct seq_file *m, void *v)
 {
 	struct kdapl_sp *sp;
 
-	seq_puts(m, "handle kind qual flags evd reserved used requests pending_crs\n");
+	seq_puts(m, "handle kind qual flags evd reserved used requests pending_crs socket\n");
 	spin_lock_irq(&sp_list_lock);
 	list_for_each_entry(sp, &sp_list, all) {
-		seq_printf(m, "%#lx %s %llu %#x %#lx %d %d %llu %d\n",
+		seq_printf(m, "%#lx %s %llu %#x %#lx %d %d %llu %d %s\n",
 			   (unsigned long)kdapl_obj_handle(&sp->base),
-			   sp->psp ? "psp" : "rsp", sp->qual, sp->flags,
+			   sp->ssp ? "ssp" : sp->psp ? "psp" : "rsp",
+			   sp->qual, sp->flags,
 			   (unsigned long)kdapl_obj_handle(&sp->evd->base),
 			   !!READ_ONCE(sp->ep), test_bit(0, &sp->used),
-			   READ_ONCE(sp->requests), atomic_read(&sp->pending));
+			   READ_ONCE(sp->requests), atomic_read(&sp->pending),
+			   kdapl_iws_show(READ_ONCE(sp->iws)));
 	}
 	spin_unlock_irq(&sp_list_lock);
 	return 0;

@@ -84,12 +84,16 @@ enum kiwarp_sock_event_type {
 	 * up), -EHOSTUNREACH/-ENETUNREACH (ICMP), -ECONNABORTED (peer closed
 	 * during the exchange), -EPROTO (not a valid MPA Reply: bad key,
 	 * revision, markers, oversized private data), -EIO (local failure).
-	 * @sock_returned says whether the socket is back with the consumer:
-	 * true unless the stream is unusable (bytes of a bad Reply were
-	 * consumed) - then kiwarp has closed it. kiwarp validates a Reply
-	 * before consuming it, so -EPROTO comes with the socket back and
-	 * the bad bytes still unread; only a local failure after the Reply
-	 * was taken (-EIO: the QP left IDLE) closes it.
+	 * @sock_returned is true: the socket is back with the consumer, its
+	 * callbacks and options restored; if the stream is unusable (bytes
+	 * of a bad Reply were consumed) kiwarp has shut the TCP connection
+	 * down (kernel_sock_shutdown), but the struct socket is still the
+	 * consumer's to release. An active-side socket is never released by
+	 * kiwarp before ESTABLISHED (seed 000: ownership returns on failure).
+	 * kiwarp validates a Reply before consuming it, so -EPROTO leaves
+	 * the stream usable with the bad bytes still unread; only a local
+	 * failure after the Reply was taken (-EIO: the QP left IDLE) shuts
+	 * the connection down.
 	 * Passive, after accept(): the Reply could not be sent; the QP is in
 	 * ERROR, @sock_returned false.
 	 */
