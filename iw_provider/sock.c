@@ -75,6 +75,7 @@ struct kiwarp_sock_conn {
 	struct kiwarp_sk_saved orig;	/* restored when given back */
 	long rcvtimeo;
 	long sndtimeo;
+	int rcvlowat;
 	bool nodelay;
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
@@ -189,6 +190,9 @@ static int kiwarp_sock_grab(struct kiwarp_sock_conn *c, struct socket *sock)
 	c->sndtimeo = sk->sk_sndtimeo;
 	c->nodelay = tcp_sk(sk)->nonagle & TCP_NAGLE_OFF;
 	tcp_sock_set_nodelay(sk);
+	/* TCP holds data_ready back below SO_RCVLOWAT: every byte counts */
+	c->rcvlowat = READ_ONCE(sk->sk_rcvlowat);
+	WRITE_ONCE(sk->sk_rcvlowat, 1);
 	kernel_getsockname(sock, (struct sockaddr *)&c->laddr);
 	kernel_getpeername(sock, (struct sockaddr *)&c->raddr);
 	return 0;
@@ -207,6 +211,7 @@ static void kiwarp_sock_ungrab(struct kiwarp_sock_conn *c)
 	write_unlock_bh(&sk->sk_callback_lock);
 	sk->sk_rcvtimeo = c->rcvtimeo;
 	sk->sk_sndtimeo = c->sndtimeo;
+	WRITE_ONCE(sk->sk_rcvlowat, c->rcvlowat);
 	if (!c->nodelay) {
 		lock_sock(sk);
 		tcp_sk(sk)->nonagle &= ~TCP_NAGLE_OFF;

@@ -844,8 +844,10 @@ static void sock_test_release_connect(struct kunit *test)
 	dr = sk->sk_data_ready;
 	sk->sk_rcvtimeo = 3 * HZ;
 	rcvtimeo = sk->sk_rcvtimeo;
+	WRITE_ONCE(sk->sk_rcvlowat, 3);
 	KUNIT_EXPECT_FALSE(test, tcp_sk(sk)->nonagle & TCP_NAGLE_OFF);
 	do_connect(c, a);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sk->sk_rcvlowat), 1);
 	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.check(a->dev, a->sock), -EBUSY);
 	KUNIT_EXPECT_TRUE(test, tcp_sk(sk)->nonagle & TCP_NAGLE_OFF);
 	msleep(50);
@@ -854,6 +856,7 @@ static void sock_test_release_connect(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, sk->sk_data_ready, dr);
 	KUNIT_EXPECT_NULL(test, sk->sk_user_data);
 	KUNIT_EXPECT_EQ(test, sk->sk_rcvtimeo, rcvtimeo);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sk->sk_rcvlowat), 3);
 	KUNIT_EXPECT_FALSE(test, tcp_sk(sk)->nonagle & TCP_NAGLE_OFF);
 	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.check(a->dev, a->sock), 0);
 	KUNIT_EXPECT_EQ(test, nevents(a), 0);
