@@ -241,7 +241,7 @@ static void kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
 
 /* --- the QP's connection: socket callbacks, bind, teardown ---------- */
 
-static void kiwarp_sk_data_ready(struct sock *sk)
+void kiwarp_sk_data_ready(struct sock *sk)
 {
 	struct kiwarp_qp *qp;
 
@@ -252,7 +252,7 @@ static void kiwarp_sk_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void kiwarp_sk_state_change(struct sock *sk)
+void kiwarp_sk_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk) = NULL;
 	struct kiwarp_qp *qp;
@@ -260,7 +260,7 @@ static void kiwarp_sk_state_change(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	qp = sk->sk_user_data;
 	if (qp) {
-		orig = qp->saved_state_change;
+		orig = qp->saved.state_change;
 		/* EOF or reset: the RX work finds out and tears down */
 		kiwarp_qp_queue(qp, &qp->rx_work);
 	}
@@ -273,18 +273,18 @@ static void kiwarp_sk_state_change(struct sock *sk)
  * kiwarp_qp_bind_socket() - connection set up: the QP takes the socket.
  * @qp: a QP in IDLE
  * @sock: the connected socket, MPA exchange done
- * @cm_id: the connection's cm_id; the caller's add_ref passes to the QP
- * @crc: use the MPA CRC
- * @rev: MPA revision in use
- * @ird: inbound RDMA Read limit
- * @ord: outbound RDMA Read limit
+ * @b: who to tell when the connection is down (@b->priv's reference
+ *	passes to the QP), the callbacks to restore at teardown (NULL:
+ *	the socket's current ones), the negotiated MPA parameters
+ *
+ * The callbacks are switched under sk_callback_lock; bytes already
+ * queued behind the MPA frames are parsed by the RX work queued here.
  *
  * Context: process. Return: 0 (QP in RTS, works started) or -EINVAL
  * when the QP is not IDLE; then nothing was taken.
  */
 int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
-			  struct iw_cm_id *cm_id, bool crc, u8 rev,
-			  u32 ird, u32 ord)
+			  const struct kiwarp_bind *b)
 {
 	struct sock *sk = sock->sk;
 	unsigned long flags;
@@ -300,14 +300,18 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 		goto out;
 
 	qp->sock = sock;
-	qp->cm_id = cm_id;
-	qp->crc = crc;
-	qp->mpa_rev = rev;
-	qp->ird = min_t(u32, ird, qp->irq_size);
-	qp->ord = min_t(u32, ord, qp->orq_size);
+	qp->conn_ops = b->ops;
+	qp->conn_priv = b->priv;
+	qp->sock_mode = b->sock_mode;
+	qp->crc = b->crc;
+	qp->mpa_rev = b->rev;
+	qp->ird = min_t(u32, b->ird, qp->irq_size);
+	qp->ord = min_t(u32, b->ord, qp->orq_size);
 	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128);
 	qp->fin_sent = false;
 	qp->peer_closed = false;
+	qp->local_close = false;
+	qp->abort = false;
 	memset(&qp->rx, 0, sizeof(qp->rx));
 	for (i = 0; i < DDP_QN_COUNT; i++) {
 		qp->rx.msn[i] = 1;
@@ -319,17 +323,26 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	sk->sk_sndtimeo = MAX_SCHEDULE_TIMEOUT;
 
 	write_lock_bh(&sk->sk_callback_lock);
-	qp->saved_data_ready = sk->sk_data_ready;
-	qp->saved_state_change = sk->sk_state_change;
+	if (b->orig) {
+		qp->saved = *b->orig;
+	} else {
+		qp->saved.user_data = NULL;
+		qp->saved.data_ready = sk->sk_data_ready;
+		qp->saved.state_change = sk->sk_state_change;
+		qp->saved.write_space = sk->sk_write_space;
+	}
 	sk->sk_user_data = qp;
 	sk->sk_data_ready = kiwarp_sk_data_ready;
 	sk->sk_state_change = kiwarp_sk_state_change;
+	sk->sk_write_space = qp->saved.write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_RTS);
 	qp->conn_up = true;
 	qp->down_queued = false;
+	qp->down_status = 0;
+	qp->down_status_set = false;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 out:
 	mutex_unlock(&qp->conn_lock);
@@ -345,17 +358,20 @@ out:
  * kiwarp_qp_down_work() - tear the QP's connection down.
  * @work: qp->down_work, queued once per connection by kiwarp_qp_error()
  *
- * Stops the socket callbacks and both works, releases the socket,
- * flushes the queues and reports DISCONNECT (when the peer closed
- * first) and CLOSE to iw_cm, then drops the cm_id reference.
+ * Stops the socket callbacks and both works, releases the socket (a
+ * reset when qp->abort, else after shutting both halves down), flushes
+ * the queues and tells the connection's owner (conn_ops->down), which
+ * drops its reference.
  */
 void kiwarp_qp_down_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, down_work);
-	struct iw_cm_id *cm_id;
+	const struct kiwarp_conn_ops *ops;
 	struct socket *sock;
 	unsigned long flags;
 	struct sock *sk;
+	void *priv;
+	int status;
 
 	mutex_lock(&qp->conn_lock);
 	sock = qp->sock;
@@ -365,11 +381,15 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	}
 	sk = sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = qp->saved_data_ready;
-	sk->sk_state_change = qp->saved_state_change;
+	sk->sk_user_data = qp->saved.user_data;
+	sk->sk_data_ready = qp->saved.data_ready;
+	sk->sk_state_change = qp->saved.state_change;
+	sk->sk_write_space = qp->saved.write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	kernel_sock_shutdown(sock, SHUT_RDWR);
+	if (READ_ONCE(qp->abort))
+		sock_no_linger(sk);	/* sock_release() resets */
+	else
+		kernel_sock_shutdown(sock, SHUT_RDWR);
 	mutex_unlock(&qp->conn_lock);
 
 	/*
@@ -379,11 +399,15 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	flush_work(&qp->rx_work);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	qp->conn_up = false;
+	status = qp->down_status;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	flush_work(&qp->tx_work);
+	if (cancel_delayed_work_sync(&qp->close_work))
+		kiwarp_qp_put(qp);
 
 	mutex_lock(&qp->conn_lock);
-	cm_id = qp->cm_id;
+	ops = qp->conn_ops;
+	priv = qp->conn_priv;
 	if (qp->rx.cur_live)
 		kiwarp_cursor_end(&qp->rx.cur);
 	qp->rx.cur_live = false;
@@ -399,22 +423,50 @@ void kiwarp_qp_down_work(struct work_struct *work)
 		kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc, true);
 	}
 	qp->sock = NULL;
-	qp->cm_id = NULL;
+	qp->conn_ops = NULL;
+	qp->conn_priv = NULL;
 	mutex_unlock(&qp->conn_lock);
 	sock_release(sock);
 
 	kiwarp_qp_flush_rq(qp);
 	kiwarp_qp_kick_tx(qp);	/* flushes the SQ now that we are down */
-	if (cm_id) {
-		if (READ_ONCE(qp->peer_closed))
-			kiwarp_cm_event(cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL,
-					0, 0, 0, NULL, NULL);
-		kiwarp_cm_event(cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0, 0, 0,
-				NULL, NULL);
-		cm_id->rem_ref(cm_id);
-	}
+	if (ops)
+		ops->down(qp, priv, status);
 out:
 	kiwarp_qp_put(qp);
+}
+
+/* The iw_cm owner: DISCONNECT when the peer closed first, then CLOSE. */
+static void kiwarp_iwcm_down(struct kiwarp_qp *qp, void *priv, int status)
+{
+	struct iw_cm_id *cm_id = priv;
+
+	if (READ_ONCE(qp->peer_closed))
+		kiwarp_cm_event(cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0,
+				NULL, NULL);
+	kiwarp_cm_event(cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0, 0, 0, NULL,
+			NULL);
+	cm_id->rem_ref(cm_id);
+}
+
+static const struct kiwarp_conn_ops kiwarp_iwcm_conn_ops = {
+	.down = kiwarp_iwcm_down,
+};
+
+static int kiwarp_iwcm_bind(struct kiwarp_qp *qp, struct socket *sock,
+			    struct iw_cm_id *cm_id, bool crc, u8 rev,
+			    u32 ird, u32 ord)
+{
+	struct kiwarp_bind b = {
+		.ops = &kiwarp_iwcm_conn_ops,
+		.priv = cm_id,
+		.crc = crc,
+		.rev = rev,
+		.ird = ird,
+		.ord = ord,
+	};
+
+	return kiwarp_qp_bind_socket(qp, sock, &b);
 }
 
 /* --- active side -------------------------------------------------- */
@@ -489,8 +541,8 @@ static void kiwarp_connect_work(struct work_struct *work)
 	/* never more outstanding reads than the responder takes */
 	if (fi.v2_enhanced)
 		ord = min_t(u32, ord, fi.ird);
-	ret = kiwarp_qp_bind_socket(qp, sock, id, crc || fi.crc, fi.rev,
-				    ird, ord);
+	ret = kiwarp_iwcm_bind(qp, sock, id, crc || fi.crc, fi.rev, ird,
+			       ord);
 	if (ret) {
 		pd = NULL;
 		goto fail;
@@ -876,8 +928,8 @@ int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	if (ret)
 		goto out_close;
 	id->add_ref(id);
-	ret = kiwarp_qp_bind_socket(qp, cep->sock, id, rep.crc, rep.rev,
-				    ird, ord);
+	ret = kiwarp_iwcm_bind(qp, cep->sock, id, rep.crc, rep.rev, ird,
+			       ord);
 	if (ret) {
 		id->rem_ref(id);
 		goto out_close;

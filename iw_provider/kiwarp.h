@@ -58,6 +58,7 @@
 #define KIWARP_STAG_IDX_MAX	((1U << 24) - 1)
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
+extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
 extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct dentry *kiwarp_debugfs_root;
@@ -301,6 +302,31 @@ struct kiwarp_qp_stats {
 	u32 errors;
 };
 
+struct kiwarp_qp;
+
+/*
+ * struct kiwarp_conn_ops - who is told when a QP's connection is down.
+ *
+ * Set with the socket at kiwarp_qp_bind_socket(): the iw_cm glue
+ * (cm.c, @priv is the cm_id) or the socket takeover (sock.c, @priv is
+ * the kiwarp_sock_conn). @down is called once per connection from the
+ * teardown work, process context, no QP lock held, after the socket
+ * was released and the queues flushed; it ends the QP's reference on
+ * @priv. qp->peer_closed, qp->local_close and @status tell how the
+ * connection ended.
+ */
+struct kiwarp_conn_ops {
+	void (*down)(struct kiwarp_qp *qp, void *priv, int status);
+};
+
+/* The callbacks and settings of a socket before kiwarp took it over */
+struct kiwarp_sk_saved {
+	void *user_data;
+	void (*data_ready)(struct sock *sk);
+	void (*state_change)(struct sock *sk);
+	void (*write_space)(struct sock *sk);
+};
+
 /*
  * struct kiwarp_qp - an RC queue pair.
  *
@@ -360,12 +386,16 @@ struct kiwarp_qp {
 	u32 rq_head;
 	u32 rq_tail;
 
-	struct mutex conn_lock;	/* sock, cm_id, callbacks */
+	struct mutex conn_lock;	/* sock, conn_ops/priv, saved callbacks */
 	struct socket *sock;
-	struct iw_cm_id *cm_id;
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
+	const struct kiwarp_conn_ops *conn_ops;	/* who to tell when down */
+	void *conn_priv;
+	bool sock_mode;		/* bound through the socket takeover */
+	struct kiwarp_sk_saved saved;
+	int down_status;	/* first reason of the teardown (state_lock) */
+	bool down_status_set;
+	bool local_close;	/* our consumer started the close */
+	bool abort;		/* teardown resets instead of closing */
 	bool crc;
 	u8 mpa_rev;
 	u32 ird;
@@ -379,6 +409,7 @@ struct kiwarp_qp {
 	struct work_struct tx_work;
 	struct work_struct rx_work;
 	struct work_struct down_work;
+	struct delayed_work close_work;	/* bounds a graceful close */
 	struct kiwarp_rx rx;
 	u8 tx_hdr[MPA_FPDU_HDR_LEN + DDP_HDR_MAX];	/* TX work only */
 	u8 tx_trl[3 + MPA_FPDU_CRC_LEN];		/* TX work only */
@@ -462,6 +493,8 @@ enum kiwarp_qp_state kiwarp_qp_state(struct kiwarp_qp *qp);
 int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
 			       enum kiwarp_qp_state next);
 void kiwarp_qp_error(struct kiwarp_qp *qp);
+void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status);
+void kiwarp_qp_close_timeout(struct work_struct *work);
 void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 			 u8 ecode);
 void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
@@ -478,10 +511,23 @@ int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p);
 int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len);
 int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog);
 int kiwarp_cm_destroy_listen(struct iw_cm_id *id);
+/* Negotiated parameters of an MPA connection, for kiwarp_qp_bind_socket */
+struct kiwarp_bind {
+	const struct kiwarp_conn_ops *ops;
+	void *priv;
+	const struct kiwarp_sk_saved *orig;	/* NULL: the socket's current */
+	bool sock_mode;
+	bool crc;
+	u8 rev;
+	u32 ird;
+	u32 ord;
+};
+
 int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
-			  struct iw_cm_id *cm_id, bool crc, u8 rev,
-			  u32 ird, u32 ord);
+			  const struct kiwarp_bind *b);
 void kiwarp_qp_down_work(struct work_struct *work);
+void kiwarp_sk_data_ready(struct sock *sk);
+void kiwarp_sk_state_change(struct sock *sk);
 
 /* tx.c, rx.c */
 void kiwarp_tx_work(struct work_struct *work);

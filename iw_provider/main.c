@@ -26,6 +26,11 @@ module_param_named(mpa_crc, kiwarp_mpa_crc, bool, 0644);
 MODULE_PARM_DESC(mpa_crc, "request MPA CRC32c on new connections (default off, like siw)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
 
+unsigned int kiwarp_close_timeout_ms = 5000;
+module_param_named(close_timeout_ms, kiwarp_close_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(close_timeout_ms, "how long a graceful close waits for the peer's FIN before resetting (ms, default 5000)");
+EXPORT_SYMBOL_NS_GPL(kiwarp_close_timeout_ms, KIWARP_INTERNAL);
+
 /* Connection, TX and RX works; destroyed after the devices */
 struct workqueue_struct *kiwarp_wq;
 /* Connection teardown, which waits for the works on kiwarp_wq */

@@ -157,6 +157,84 @@ void kiwarp_qp_error(struct kiwarp_qp *qp)
 EXPORT_SYMBOL_NS_GPL(kiwarp_qp_error, KIWARP_INTERNAL);
 
 /**
+ * kiwarp_qp_down_status() - record why the connection goes down.
+ * @qp: the QP
+ * @status: 0 (orderly close) or a negative errno (see kiwarp/sock.h,
+ *	KIWARP_SOCK_EV_CLOSED)
+ *
+ * The first reason recorded for a connection wins. Context: any.
+ */
+void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up && !qp->down_queued && !qp->down_status_set) {
+		qp->down_status_set = true;
+		qp->down_status = status;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/*
+ * Our consumer closes abruptly (ERROR, destroy): a reset in socket
+ * mode unless the connection is already ending for another reason.
+ */
+static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
+{
+	struct ib_device *dev = &qp->kdev->ibdev;
+	int status = -ECONNRESET;
+	unsigned long flags;
+
+	/* during unregistration (device or netdev removed): -ENODEV */
+	if (!ib_device_try_get(dev))
+		status = -ENODEV;
+	else
+		ib_device_put(dev);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up && !qp->down_queued) {
+		qp->local_close = true;
+		if (!qp->down_status_set) {
+			qp->down_status_set = true;
+			qp->down_status = status;
+			if (qp->sock_mode)
+				WRITE_ONCE(qp->abort, true);
+		}
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/**
+ * kiwarp_qp_close_timeout() - a graceful close took too long.
+ * @work: qp->close_work, armed when the QP went CLOSING
+ *
+ * The peer's FIN did not come within kiwarp_close_timeout_ms: reset the
+ * connection (status -ETIMEDOUT). Holds a QP reference while armed.
+ */
+void kiwarp_qp_close_timeout(struct work_struct *work)
+{
+	struct kiwarp_qp *qp = container_of(to_delayed_work(work),
+					    struct kiwarp_qp, close_work);
+	unsigned long flags;
+	bool fire = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up && !qp->down_queued && !qp->down_status_set) {
+		qp->down_status_set = true;
+		qp->down_status = -ETIMEDOUT;
+		WRITE_ONCE(qp->abort, true);
+		fire = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (fire) {
+		ibdev_dbg(qp->ibqp.device, "qp %u: graceful close timed out\n",
+			  qp->ibqp.qp_num);
+		kiwarp_qp_error(qp);
+	}
+	kiwarp_qp_put(qp);
+}
+
+/**
  * kiwarp_qp_terminate() - a protocol error: send TERMINATE, then ERROR.
  * @qp: the QP
  * @layer: TERM_LAYER_*
@@ -171,6 +249,7 @@ void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 	unsigned long flags;
 	bool kick = false;
 
+	kiwarp_qp_down_status(qp, -EPROTO);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->conn_up &&
 	    !kiwarp_qp_set_state_locked(qp, KIWARP_QPS_TERMINATE) &&
@@ -345,6 +424,7 @@ int kiwarp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	INIT_WORK(&qp->tx_work, kiwarp_tx_work);
 	INIT_WORK(&qp->rx_work, kiwarp_rx_work);
 	INIT_WORK(&qp->down_work, kiwarp_qp_down_work);
+	INIT_DELAYED_WORK(&qp->close_work, kiwarp_qp_close_timeout);
 	qp->state = KIWARP_QPS_IDLE;
 	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->sq_size = roundup_pow_of_two(max(attr->cap.max_send_wr, 1U));
@@ -386,6 +466,7 @@ int kiwarp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct kiwarp_dev *kdev = qp->kdev;
 
 	xa_erase(&kdev->qp_xa, ibqp->qp_num);
+	kiwarp_qp_abrupt(qp);
 	kiwarp_qp_error(qp);
 	/* iw_cm's reference goes with the CLOSE event of the teardown */
 	kiwarp_qp_put(qp);
@@ -451,14 +532,24 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_lock_irqsave(&qp->state_lock, flags);
 		if (qp->state == KIWARP_QPS_RTS) {
 			kiwarp_qp_set_state_locked(qp, KIWARP_QPS_CLOSING);
+			qp->local_close = true;
 			kick = true;
 		}
 		spin_unlock_irqrestore(&qp->state_lock, flags);
-		if (kick)
+		if (kick) {
+			/* the peer's FIN must come within the bound */
+			unsigned long tmo;
+
+			tmo = msecs_to_jiffies(kiwarp_close_timeout_ms);
+			kiwarp_qp_get(qp);
+			if (!queue_delayed_work(kiwarp_wq, &qp->close_work, tmo))
+				kiwarp_qp_put(qp);
 			kiwarp_qp_kick_tx(qp);
+		}
 		break;
 	case IB_QPS_SQE:
 	case IB_QPS_ERR:
+		kiwarp_qp_abrupt(qp);
 		kiwarp_qp_error(qp);
 		break;
 	default:
@@ -624,9 +715,10 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
 {
 	struct kiwarp_qp_stats *s = &qp->stats;
 
-	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu terms_sent %u terms_rcvd %u errors %u\n",
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
 		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
 		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
 		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
-		   s->rx_fpdus, s->terms_sent, s->terms_rcvd, s->errors);
+		   s->rx_fpdus, s->terms_sent, s->terms_rcvd, s->errors,
+		   READ_ONCE(qp->sock_mode));
 }

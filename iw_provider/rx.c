@@ -339,8 +339,9 @@ static int kiwarp_rx_finish(struct kiwarp_qp *qp)
 			  "qp %u: TERMINATE received: layer %u etype %u ecode %u\n",
 			  qp->ibqp.qp_num, rx->dh.term_layer,
 			  rx->dh.term_etype, rx->dh.term_ecode);
+		kiwarp_qp_down_status(qp, -EPROTO);
 		kiwarp_qp_error(qp);
-		return -ECONNRESET;
+		return -EPROTO;
 	default:
 		return kiwarp_rx_finish_send(qp);
 	}
@@ -479,13 +480,20 @@ void kiwarp_rx_work(struct work_struct *work)
 		if (ret == 0) {
 			/* the peer closed its half: the connection ends */
 			WRITE_ONCE(qp->peer_closed, true);
+			kiwarp_qp_down_status(qp, 0);
 			kiwarp_qp_error(qp);
 			break;
 		}
 		if (ret < 0) {
-			/* protocol errors were answered with TERMINATE */
-			if (ret != -EPROTO && ret != -ECONNRESET)
+			/*
+			 * Protocol errors were answered with TERMINATE (or
+			 * one came in); anything else is the socket's error:
+			 * a reset, TCP giving up, an ICMP error.
+			 */
+			if (ret != -EPROTO) {
+				kiwarp_qp_down_status(qp, ret);
 				kiwarp_qp_error(qp);
+			}
 			break;
 		}
 	}

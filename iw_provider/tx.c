@@ -315,6 +315,8 @@ void kiwarp_tx_work(struct work_struct *work)
 		ret = kiwarp_tx_step(qp, st);
 		if (ret < 0) {
 			qp->stats.errors++;
+			kiwarp_qp_down_status(qp, ret == -EPIPE ? -ECONNRESET :
+					      ret);
 			kiwarp_qp_error(qp);
 			break;
 		}

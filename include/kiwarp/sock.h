@@ -60,7 +60,11 @@ enum kiwarp_sock_event_type {
 	 * Passive, before a request: the socket is not connected (already
 	 * at listen() - reported right after listen() returns - or closed
 	 * or reset since). @sock_returned is true: the socket is back with
-	 * the consumer (who will usually release it).
+	 * the consumer (who will usually release it). @status: the socket's
+	 * error (-ECONNRESET, ...), -ECONNABORTED (the peer closed), or
+	 * -EPROTO: what came is not an MPA Request kiwarp can serve (not an
+	 * MPA Request at all, markers, an RTR type it cannot answer); that
+	 * frame is left unread.
 	 */
 	KIWARP_SOCK_EV_SOCKET_DOWN,
 	/*
@@ -86,6 +90,10 @@ enum kiwarp_sock_event_type {
 	 * down (kernel_sock_shutdown), but the struct socket is still the
 	 * consumer's to release. An active-side socket is never released by
 	 * kiwarp before ESTABLISHED (seed 000: ownership returns on failure).
+	 * kiwarp validates a Reply before consuming it, so -EPROTO leaves
+	 * the stream usable with the bad bytes still unread; only a local
+	 * failure after the Reply was taken (-EIO: the QP left IDLE) shuts
+	 * the connection down.
 	 * Passive, after accept(): the Reply could not be sent; the QP is in
 	 * ERROR, @sock_returned false.
 	 */
@@ -124,7 +132,8 @@ typedef void (*kiwarp_sock_handler_t)(void *ctx,
 /* Parameters of connect() and accept(). */
 struct kiwarp_sock_param {
 	const void *pdata;	/* sent in the MPA Request / Reply */
-	u16 pdata_len;		/* <= KIWARP_SOCK_PDATA_MAX */
+	/* <= KIWARP_SOCK_PDATA_MAX - 4: MPA v2's IRD/ORD block comes first */
+	u16 pdata_len;
 	u32 ird;		/* inbound RDMA Reads we accept */
 	u32 ord;		/* outbound RDMA Reads we issue */
 };
@@ -136,20 +145,26 @@ struct kiwarp_sock_param {
  * @supported: whether @dev is a kiwarp device (can take sockets over)
  * @check: can @sock be taken over by @dev: 0, -EPROTONOSUPPORT (not a
  *	TCP stream socket), -ENOTCONN (not connected), -ENODEV (its route
- *	does not go through @dev's netdev, or another network namespace),
- *	-EBUSY (already taken over). Nothing is changed.
+ *	does not go through @dev's netdev, or another network namespace:
+ *	its local address must be one of the netdev's and its cached
+ *	route, if any, must leave through the netdev), -EBUSY (already
+ *	taken over, or sk_user_data in use). Nothing is changed.
  * @connect: active side. Takes @sock over, sends the MPA Request with
  *	@p's private data, and later reports ESTABLISHED (the QP @qp is then
  *	in RTS), REJECTED or FAILED. @qp must be an IDLE kiwarp QP (RC) of
  *	the same device; the consumer decides about timeouts (release()).
+ *	A pending connect holds a reference on @qp until it fails or binds:
+ *	release() it before destroying @qp.
  *	Return: 0 and *@conn, or -errno with nothing taken (the socket is
  *	untouched): -EINVAL (bad @p, QP not IDLE), what @check returns,
  *	-ENOMEM.
  * @listen: passive side (an SSP). Takes @sock over and enables reception
  *	of the MPA Request before @final_msg (may be NULL/0) is sent, in
  *	full, so that the peer cannot answer before kiwarp listens. Then
- *	reports REQUEST or SOCKET_DOWN (once). Return as @connect; -EIO if
- *	the final message could not be sent (socket given back).
+ *	reports REQUEST or SOCKET_DOWN (once). @sock only needs to have been
+ *	connected (a socket closed or reset since gives SOCKET_DOWN, not
+ *	-ENOTCONN). Return as @connect; -EIO if the final message could not
+ *	be sent (socket given back).
  * @accept: after REQUEST: send the MPA Reply (with @p's private data,
  *	RFC 6581 IRD/ORD when the request had them), bind @qp (IDLE) and
  *	report ESTABLISHED, or FAILED. Return: 0, -EINVAL (wrong state, QP

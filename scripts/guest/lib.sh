@@ -156,16 +156,21 @@ setup_kiwarp_hosts() {
 }
 
 # A third pair for kiwarp against kiwarp: veth4 (203.0.113.1, root
-# namespace, kw1) and veth5 (203.0.113.2, namespace b, kw2).
+# namespace, kw1) and veth5 (203.0.113.2, namespace b, kw2); also
+# 2001:db8:4::1 and ::2 for the socket takeover's IPv6 case.
 KW1_ADDR=203.0.113.1
 KW2_ADDR=203.0.113.2
+KW1_ADDR6=2001:db8:4::1
+KW2_ADDR6=2001:db8:4::2
 
 setup_kiwarp_pair() {
 	ip link add veth4 type veth peer name veth5 &&
 	ip link set veth5 netns b &&
 	ip addr add "$KW1_ADDR/24" dev veth4 &&
+	ip -6 addr add "$KW1_ADDR6/64" dev veth4 nodad &&
 	ip link set veth4 up &&
 	ip netns exec b ip addr add "$KW2_ADDR/24" dev veth5 &&
+	ip netns exec b ip -6 addr add "$KW2_ADDR6/64" dev veth5 nodad &&
 	ip netns exec b ip link set veth5 up
 }
 
