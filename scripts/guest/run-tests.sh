@@ -103,6 +103,21 @@ ktap_check demo_unloads_and_kw1_returns sh -c 'busybox rmmod kdapl_demo &&
 	rdma link add kw1 type kiwarp netdev veth4'
 ktap_end
 
+# --- kdapl_sockdemo: what `make demo` shows of socket to RDMA, checked ----
+ktap_suite kdapl_sockdemo 4
+ktap_check streaming_then_ssp insmod "$MODDIR/kdapl_sockdemo.ko"
+ktap_check debugfs_shows_ssp_holding_socket sh -c \
+	'grep -q " ssp .* socket$" /sys/kernel/debug/kdapl/sps ||
+	{ cat /sys/kernel/debug/kdapl/sps; false; }'
+ktap_check transition_and_rdma sh -c \
+	'echo 1 >/sys/module/kdapl_sockdemo/parameters/go &&
+	[ "$(grep -c " CONNECTED .* socket$" /sys/kernel/debug/kdapl/eps)" -eq 2 ] ||
+	{ cat /sys/kernel/debug/kdapl/eps; false; }'
+ktap_check unload_disconnects sh -c 'busybox rmmod kdapl_sockdemo &&
+	dmesg | grep -q "kdapl_sockdemo: disconnected gracefully" &&
+	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]'
+ktap_end
+
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 
