@@ -11,8 +11,8 @@
  * Request. The module stops there, so debugfs shows the SSP holding the
  * socket. Writing 1 to the parameter "go" (/sys/module/kdapl_sockdemo/
  * parameters/go) makes A read the final message, dat_iw_socket_connect()
- * over its socket, B accept, and A check a SEND and a 64 KiB RDMA Write
- * and Read over the converted connection; debugfs then shows the two
+ * over its socket, B accept and greet A with a SEND, and A check a 64 KiB
+ * RDMA Write and Read over the converted connection; debugfs then shows the two
  * connected EPs in socket mode. Unloading disconnects gracefully, which
  * releases both sockets to the OS.
  *
@@ -244,8 +244,8 @@ static int demo_convert(void)
 	err = sk_expect(a.sock, "go");
 	if (err)
 		return err;
-	t = trip(&b, 0, 64);
-	if (dat_ep_post_recv(b.ep, 1, &t, ck, 0) != DAT_SUCCESS ||
+	t = trip(&a, 0, 64);
+	if (dat_ep_post_recv(a.ep, 1, &t, ck, 0) != DAT_SUCCESS ||
 	    dat_iw_socket_connect(a.ep, a.sock, 5000000, 4, "kdpl") !=
 	    DAT_SUCCESS)
 		return -EIO;
@@ -263,14 +263,18 @@ static int demo_convert(void)
 		return err;
 	pr_info("kdapl_sockdemo: the TCP connection is an RDMA connection now\n");
 
-	/* A SEND that tells B nothing new; B's rkey is valid after it. */
-	strscpy((char *)a.buf, "hello over RDMA", 64);
-	t = trip(&a, 0, 16);
-	if (dat_ep_post_send(a.ep, 1, &t, ck, 0) != DAT_SUCCESS)
+	/*
+	 * B greets A with a SEND, as a ULP would announce its buffer: B's
+	 * LMR is registered for remote access on B's QP before that send
+	 * goes out, so its rkey is valid for A's RDMA after it.
+	 */
+	strscpy((char *)b.buf, "hello over RDMA", 64);
+	t = trip(&b, 0, 16);
+	if (dat_ep_post_send(b.ep, 1, &t, ck, 0) != DAT_SUCCESS)
 		return -EIO;
-	err = expect(a.dto, DAT_DTO_COMPLETION_EVENT, NULL);
-	err = err ?: expect(b.dto, DAT_DTO_COMPLETION_EVENT, NULL);
-	if (err || strcmp((char *)b.buf, "hello over RDMA"))
+	err = expect(b.dto, DAT_DTO_COMPLETION_EVENT, NULL);
+	err = err ?: expect(a.dto, DAT_DTO_COMPLETION_EVENT, NULL);
+	if (err || strcmp((char *)a.buf, "hello over RDMA"))
 		return err ?: -EPROTO;
 	for (j = 0; j < BUF_LEN; j++)
 		a.buf[j] = (u8)(j * 7);

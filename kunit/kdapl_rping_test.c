@@ -383,8 +383,11 @@ static void interop_ssp_rping_siw(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kernel_bind(r->lsock, (struct sockaddr *)&sin,
 					  sizeof(sin)), 0);
 	KUNIT_ASSERT_EQ(test, kernel_listen(r->lsock, 1), 0);
-	/* rping -c retries until this listener is up. */
-	r->lsock->sk->sk_rcvtimeo = msecs_to_jiffies(WAIT_MS);
+	/*
+	 * rping -c retries until this listener is up; one refused attempt
+	 * can take long under TCG, so wait for minutes rather than seconds.
+	 */
+	r->lsock->sk->sk_rcvtimeo = msecs_to_jiffies(150 * 1000);
 	KUNIT_ASSERT_EQ(test, kernel_accept(r->lsock, &r->sock, 0), 0);
 	ASSERT_OK(test, dat_iw_ssp_create(r->ia, r->sock, r->ep, r->cr, NULL, 0,
 					  &r->ssp));
