@@ -103,6 +103,10 @@ ktap_check demo_unloads_and_kw1_returns sh -c 'busybox rmmod kdapl_demo &&
 	rdma link add kw1 type kiwarp netdev veth4'
 ktap_end
 
+# --- kdapltest_interop: OFA dapltest against kdapltest.ko -----------------
+. "$KDAPL_SRC/scripts/guest/kdapltest.sh"
+kdapltest_interop_suite
+
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 rmmod kiwarp
