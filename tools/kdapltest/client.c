@@ -144,8 +144,10 @@ static int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 			cond_resched();
 			continue;
 		}
-		wait_event_timeout(e->wq, atomic_read(&e->seq) != seq ||
-				   kdt_failed(ctx), HZ / 10);
+		atomic_inc(&ctx->sleeps);
+		if (!wait_event_timeout(e->wq, atomic_read(&e->seq) != seq ||
+					kdt_failed(ctx), HZ / 10))
+			atomic_inc(&ctx->sleep_timeouts);
 	}
 }
 
@@ -1098,6 +1100,10 @@ int kdt_client_run(struct kdt_run *run)
 	}
 	kdt_control(ctx);
 	dat_ia_close(ctx->ia, DAT_CLOSE_ABRUPT_FLAG);
+	/* an upcall that never came shows up as 100 ms fallback sleeps */
+	pr_info("kdapltest: %s: %d sleeps for events, %d woken by the fallback timeout\n",
+		kdt_test_type_name(run->test_type), atomic_read(&ctx->sleeps),
+		atomic_read(&ctx->sleep_timeouts));
 
 	if (!ctx->failed) {
 		res->threads = run->threads;

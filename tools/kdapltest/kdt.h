@@ -43,6 +43,7 @@ struct kdt_ctx {
 
 	/* client threads: the sync barrier and the statistics */
 	atomic_t sync_left;
+	atomic_t sleeps, sleep_timeouts;	/* kdt_wait(), diagnostics */
 	wait_queue_head_t sync_wq;
 	spinlock_t lock;		/* the fields below */
 	u64 wqes, time_us, bytes_send, bytes_recv, bytes_rr, bytes_rw;
