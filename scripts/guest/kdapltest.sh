@@ -44,14 +44,19 @@ kdt_module_loads() {
 
 # The transaction test of the issue: -V, SR RW RR, 2 threads x 2 EPs.
 kdt_ofa_server_kernel_client() {
-	local rc=0
+	local rc=0 i
 	timeout 300 "$KDT_BIN" -T T -s "$HOST_B_ADDR" -D siwA -i 100 -t 2 \
 		-w 2 -V $KDT_OPS >"${KDT_LOG}client.log" 2>&1 || rc=$?
 	cat "${KDT_LOG}client.log"
 	[ "$rc" -eq 0 ] && grep -q "transaction test passed" \
 		"${KDT_LOG}client.log" || { dmesg | tail -n 20; return 1; }
-	# the server saw the client through to the end
-	sleep 1
+	# the server saw the client through to the end (its threads finish
+	# after their disconnects), without an error
+	for i in $(seq 1 100); do
+		grep -q "Transaction Test Finished" "${KDT_LOG}ofa-server.log" &&
+			break
+		sleep 0.2
+	done
 	grep -q "Transaction Test Finished" "${KDT_LOG}ofa-server.log" &&
 	! grep -q "Error" "${KDT_LOG}ofa-server.log" ||
 		{ cat "${KDT_LOG}ofa-server.log"; return 1; }
