@@ -24,8 +24,10 @@ EOC
 kdt_ofa_server_start() {
 	local i
 	: >"${KDT_LOG}ofa-server.log"
+	# stdbuf: dapltest's stdout to a file is block buffered, and only
+	# "Service Point Ready" is flushed by dapltest itself
 	ip netns exec b env DAT_OVERRIDE="$KDT_DATCONF" \
-		timeout 600 dapltest -T S -D ofa-v2-veth1 \
+		timeout 600 stdbuf -oL -eL dapltest -T S -D ofa-v2-veth1 \
 		>"${KDT_LOG}ofa-server.log" 2>&1 &
 	KDT_OFA_PID=$!
 	for i in $(seq 1 100); do
@@ -95,7 +97,8 @@ kdt_kernel_refuses() {
 kdt_quit_ofa_server() {
 	local i
 	timeout 60 "$KDT_BIN" -T Q -s "$HOST_B_ADDR" -D siwA || return 1
-	for i in $(seq 1 50); do
+	# it exits once its test threads saw their disconnects
+	for i in $(seq 1 300); do
 		grep -q "Exiting" "${KDT_LOG}ofa-server.log" && return 0
 		sleep 0.2
 	done
@@ -126,5 +129,6 @@ kdapltest_interop_suite() {
 	ktap_check kdapltest_quits_ofa_server kdt_quit_ofa_server
 	ktap_check kdapltest_module_unloads kdt_module_unloads
 	ktap_end
+	echo "kdapl-guest: kdapltest_interop done at $(cut -d' ' -f1 /proc/uptime) s"
 	kill "$KDT_OFA_PID" 2>/dev/null
 }
