@@ -47,8 +47,10 @@ grep -E 'warning:|error:' "$log/sparse.log" >"$log/sparse.bad"
 [ "$rc" -eq 0 ] && [ ! -s "$log/sparse.bad" ]
 result sparse $? "$log/sparse.bad"
 
-files=$(cd "$top" && find kdapl iw_provider kunit demo include -name '*.[ch]' \
-	-not -name '*.mod.c' | sort)
+# tools/kdapltest: the module's C (its frontend/ and test/ are C++).
+files=$(cd "$top" && find kdapl iw_provider kunit demo include tools/kdapltest \
+	-name '*.[ch]' -not -name '*.mod.c' -not -path '*/frontend/*' \
+	-not -path '*/test/*' | sort)
 : >"$log/checkpatch.bad"
 for f in $files; do
 	# The public DAT headers must keep the specification's typedef'd

@@ -118,6 +118,10 @@ ktap_check unload_disconnects sh -c 'busybox rmmod kdapl_sockdemo &&
 	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]'
 ktap_end
 
+# --- kdapltest_interop: OFA dapltest against kdapltest.ko -----------------
+. "$KDAPL_SRC/scripts/guest/kdapltest.sh"
+kdapltest_interop_suite
+
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 

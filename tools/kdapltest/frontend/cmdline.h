@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+// kdapltest front end: dapltest's command line, parsed and checked.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kdt_proto.h"
+
+namespace kdt {
+
+struct Options {
+	char test_type = 0;	// 'S' 'T' 'P' 'L' 'Q' 'F'
+	std::string server;	// -s
+	std::string device;	// -D (a kDAPL IA: an RDMA device name)
+	uint32_t port = KDT_DEFAULT_PORT;	// -n
+	uint32_t iterations = 1000;	// -i
+	uint32_t threads = 1;	// -t
+	uint32_t eps_per_thread = 1;	// -w
+	bool validate = false;	// -V
+	bool poll = false;	// -P
+	bool use_rsp = false;	// -r
+	bool debug = false;	// -d
+	uint32_t qos = 0;	// -R (DAT_QOS)
+	bool json = false;	// --json
+	std::vector<kdt_op> ops;	// transaction op list
+	// -T P
+	char mode = 'b';	// -m b|p
+	uint32_t pipeline = ~0u;	// -p
+};
+
+struct ParseResult {
+	bool ok = false;
+	std::string error;		// why not ok
+	std::vector<std::string> notes;	// dapltest's NOTE lines (-V)
+	Options opts;
+};
+
+// args: the command line without the program name.
+ParseResult parse_cmdline(const std::vector<std::string> &args);
+
+// One op: "<client|server> <SR|RW|RR> [seg_size [num_segs]] [-f]".
+std::optional<kdt_op> parse_op(const std::vector<std::string> &words,
+			       std::string &error);
+
+// -R: BE HT LL EC PM.
+std::optional<uint32_t> parse_qos(std::string_view s);
+
+// The wire command the options describe (-T T).
+kdt_transaction_cmd to_transaction_cmd(const Options &o);
+
+std::string usage();
+
+}  // namespace kdt

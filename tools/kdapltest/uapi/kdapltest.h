@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kdapltest: the interface between the front end and kdapltest.ko, the
+ * misc device /dev/kdapltest. Versioned: a caller passes KDT_ABI_MAJOR
+ * and the size of the structure it was built with, the module refuses
+ * anything else. Minor versions only add meaning to reserved fields.
+ */
+#ifndef _UAPI_KDAPLTEST_H
+#define _UAPI_KDAPLTEST_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define KDT_ABI_MAJOR		1
+#define KDT_ABI_MINOR		0
+
+#define KDT_DEVICE		"/dev/kdapltest"
+#define KDT_IA_NAME_MAX		64
+#define KDT_SERVER_NAME_MAX	64
+#define KDT_MESSAGE_MAX		256
+#define KDT_RUN_MAX_OPS		100
+
+struct kdt_version {
+	__u32 abi_major;
+	__u32 abi_minor;
+	__u32 dapltest_version;	/* wire protocol version spoken (6) */
+	__u32 reserved;
+};
+
+/* kdt_run.test_type: dapltest's test types */
+#define KDT_RUN_TRANSACTION	1
+#define KDT_RUN_QUIT		4
+
+/* kdt_run.flags */
+#define KDT_RUN_VALIDATE	0x1	/* -V */
+#define KDT_RUN_POLL		0x2	/* -P */
+#define KDT_RUN_USE_RSP		0x4	/* -r */
+#define KDT_RUN_DEBUG		0x8	/* -d */
+
+struct kdt_run_op {
+	__u32 server_initiated;
+	__u32 transfer_type;	/* 0 RR, 1 RW, 2 SR */
+	__u32 num_segs;
+	__u32 seg_size;
+	__u32 reap_send_on_recv;
+};
+
+struct kdt_result {
+	__s32 status;		/* 0 or a negative errno */
+	__u32 threads;
+	__u32 eps;		/* endpoints in all */
+	__u32 reserved;
+	__u64 wqes;		/* work requests of the test phase */
+	__u64 time_us;		/* longest thread's test phase */
+	__u64 bytes_send;
+	__u64 bytes_recv;
+	__u64 bytes_rdma_read;
+	__u64 bytes_rdma_write;
+	char message[KDT_MESSAGE_MAX];
+};
+
+struct kdt_run {
+	__u32 abi_major;	/* KDT_ABI_MAJOR */
+	__u32 size;		/* sizeof(struct kdt_run) */
+	__u32 test_type;	/* KDT_RUN_* */
+	__u32 flags;
+	char ia_name[KDT_IA_NAME_MAX];		/* -D: local kDAPL IA */
+	char server_name[KDT_SERVER_NAME_MAX];	/* -s, as typed */
+	__be32 server_addr;	/* -s, IPv4 */
+	__u32 server_port;	/* -n */
+	__u32 iterations;
+	__u32 threads;
+	__u32 eps_per_thread;
+	__u32 qos;
+	__u32 num_ops;
+	__u32 reserved;
+	struct kdt_run_op ops[KDT_RUN_MAX_OPS];
+	struct kdt_result result;	/* out */
+};
+
+#define KDT_IOC_MAGIC		'k'
+#define KDT_IOC_VERSION		_IOR(KDT_IOC_MAGIC, 0x40, struct kdt_version)
+#define KDT_IOC_RUN		_IOWR(KDT_IOC_MAGIC, 0x41, struct kdt_run)
+
+#endif /* _UAPI_KDAPLTEST_H */
