@@ -1230,6 +1230,123 @@ static void socket_ep_free_releases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
 }
 
+/* The DTO completion with cookie @ck among the next @n events on @evd. */
+static DAT_DTO_COMPLETION_STATUS dto_status(struct kunit *test,
+					    DAT_EVD_HANDLE evd, u64 ck, int n)
+{
+	DAT_DTO_COMPLETION_STATUS st = -1;
+	DAT_EVENT ev;
+
+	while (n--) {
+		expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+		if (ev.event_data.dto_completion_event_data.user_cookie.as_64 ==
+		    ck)
+			st = ev.event_data.dto_completion_event_data.status;
+	}
+	return st;
+}
+
+/*
+ * A protocol error after the transition: A's RDMA Write runs past the end
+ * of B's region, B's RNIC answers with a TERMINATE. Both EPs end BROKEN
+ * (TERMINATE sent, TERMINATE received), nothing lands outside the region,
+ * and A's posted receive is flushed.
+ */
+static void socket_terminate_broken(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct mem ra, ra2, tb, mb, src;
+	struct target_msg *msg;
+	DAT_RMR_TRIPLET r;
+	DAT_LMR_TRIPLET t;
+
+	mem_make(test, &c->a, 64, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
+	mem_make(test, &c->a, 64, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra2);
+	mem_make(test, &c->a, 4096, DAT_MEM_PRIV_LOCAL_READ_FLAG, &src);
+	mem_make(test, &c->b, 4096, DAT_MEM_PRIV_ALL_FLAG, &tb);
+	mem_make(test, &c->b, 64, DAT_MEM_PRIV_LOCAL_READ_FLAG, &mb);
+	memset(tb.buf + 4096, 0x5a, 64);	/* guard after the region */
+	t = trip(&ra, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa0), 0));
+	tcp_pair(test);
+	transition(test, epa, epb, NULL);
+
+	msg = (struct target_msg *)mb.buf;
+	msg->addr = tb.addr;
+	msg->rkey = tb.rctx;
+	msg->len = 4096;
+	t = trip(&mb, 0, sizeof(*msg));
+	ASSERT_OK(test, dat_ep_post_send(epb, 1, &t, cookie(0xb0), 0));
+	expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, sizeof(*msg));
+	expect_dto(test, c->a.dto, 0xa0, DAT_DTO_SUCCESS, sizeof(*msg));
+	msg = (struct target_msg *)ra.buf;
+
+	t = trip(&ra2, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa9), 0));
+	r.rmr_context = msg->rkey;
+	r.virtual_address = msg->addr + 4096 - 16;
+	r.segment_length = 64;
+	t = trip(&src, 0, 64);
+	ASSERT_OK(test, dat_ep_post_rdma_write(epa, 1, &t, cookie(0xa1), &r,
+					       0));
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_BROKEN, NULL);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_BROKEN, NULL);
+	/* The write (done or flushed) and the receive, which is flushed. */
+	KUNIT_EXPECT_EQ(test, dto_status(test, c->a.dto, 0xa9, 2),
+			DAT_DTO_ERR_FLUSHED);
+	KUNIT_EXPECT_EQ(test, tb.buf[4096], 0x5a);
+	KUNIT_EXPECT_EQ(test, tb.buf[4096 + 47], 0x5a);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+	expect_a_released(test, 3000);
+}
+
+/*
+ * The LLP times out after the transition: A's socket had TCP_USER_TIMEOUT
+ * set in streaming mode (the takeover keeps it); B's link goes silent
+ * (another MAC), A's next SEND is never acknowledged. A's EP ends BROKEN,
+ * its posted receive is flushed, the socket released.
+ */
+static void socket_llp_timeout_broken(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct sockaddr sa = {};
+	struct net_device *nd;
+	struct mem sa_mem, ra;
+	DAT_LMR_TRIPLET t;
+	int err = -ENODEV;
+
+	mem_make(test, &c->a, 64, DAT_MEM_PRIV_LOCAL_READ_FLAG, &sa_mem);
+	mem_make(test, &c->a, 64, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
+	tcp_pair(test);
+	tcp_sock_set_user_timeout(c->sa->sk, 1500);
+	transition(test, epa, epb, NULL);
+	rtnl_lock();
+	nd = __dev_get_by_name(c->net_b, "veth5");
+	if (nd) {
+		memcpy(c->veth5_mac, nd->dev_addr, ETH_ALEN);
+		sa.sa_family = nd->type;
+		eth_random_addr((u8 *)sa.sa_data);
+		err = dev_set_mac_address(nd, &sa, NULL);
+		if (!err)
+			c->veth5_mac_set = true;
+	}
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	t = trip(&ra, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa9), 0));
+	t = trip(&sa_mem, 0, 64);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xa1), 0));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_BROKEN, NULL);
+	/* The send completed when TCP took it (iWARP); the receive flushes. */
+	KUNIT_EXPECT_EQ(test, dto_status(test, c->a.dto, 0xa9, 2),
+			DAT_DTO_ERR_FLUSHED);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_a_released(test, 3000);
+}
+
 static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(iwsock_ia_query_extension),
 	KUNIT_CASE(iwsock_connect_refused),
@@ -1249,6 +1366,8 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(socket_abrupt_disconnect),
 	KUNIT_CASE(socket_peer_never_fin),
 	KUNIT_CASE(socket_ep_free_releases),
+	KUNIT_CASE(socket_terminate_broken),
+	KUNIT_CASE(socket_llp_timeout_broken),
 	{}
 };
 
