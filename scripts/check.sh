@@ -73,7 +73,7 @@ echo "== guest: debug kernel under QEMU"
 grun=$build/guest-debug
 grc=0
 "$top/scripts/run-guest.sh" "$ktree" "$grun" scripts/guest/run-tests.sh \
-	"${KDAPL_GUEST_TIMEOUT:-1200}" || grc=$?
+	"${KDAPL_GUEST_TIMEOUT:-2400}" || grc=$?
 tmo=
 [ "$grc" -ne 124 ] || tmo=--timed-out
 touch "$grun/out/results.ktap"
@@ -82,7 +82,6 @@ touch "$grun/out/results.ktap"
 	--expect guest_env --expect module_lifecycle --expect kdapl_demo \
 	--expect kiwarp_device --expect kdapl_device_removal \
 	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo \
-	--expect kdapltest_interop \
 	--allowlist "$top/scripts/splat-allowlist" \
 	--qemu-status "$grc" $tmo | tee "$build/guest-report.txt"
 grep -E '^[0-9]+ passed, ' "$build/guest-report.txt" | tail -n 1 >>"$sumfile"
