@@ -405,8 +405,9 @@ static void interop_ssp_rping_siw(struct kunit *test)
 }
 
 static struct kunit_case rping_cases[] = {
-	KUNIT_CASE(interop_socket_connect_rping_siw),
+	/* First, while rping -c is retrying: its attempts back off. */
 	KUNIT_CASE(interop_ssp_rping_siw),
+	KUNIT_CASE(interop_socket_connect_rping_siw),
 	{}
 };
 
