@@ -496,6 +496,17 @@ static void kiwarp_connect_work(struct work_struct *work)
 	sock_set_reuseaddr(sock->sk);
 	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr,
 			  sizeof(struct sockaddr_in));
+	if (ret == -EADDRINUSE) {
+		/*
+		 * rdma_cm picked the port in its own port space; TCP may
+		 * hold it already (a TIME_WAIT of a plain socket). Let TCP
+		 * choose: the CONNECT_REPLY reports the socket's address.
+		 */
+		struct sockaddr_in any = *(struct sockaddr_in *)&id->m_local_addr;
+
+		any.sin_port = 0;
+		ret = kernel_bind(sock, (struct sockaddr *)&any, sizeof(any));
+	}
 	if (ret)
 		goto fail;
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,

@@ -55,6 +55,7 @@ struct wire_info {
 struct cm_ctx {
 	wait_queue_head_t wq;
 	unsigned long events;
+	int status;			/* of the last event with one */
 	struct rdma_cm_id *child;
 };
 
@@ -82,6 +83,8 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		c->child = id;
+	if (ev->status)
+		c->status = ev->status;
 	set_bit(ev->event, &c->events);
 	wake_up(&c->wq);
 	return 0;
@@ -370,6 +373,8 @@ static void interop_run(struct kunit *test, const struct side *sside,
 	init_waitqueue_head(&cctx.wq);
 	sctx.events = 0;
 	cctx.events = 0;
+	sctx.status = 0;
+	cctx.status = 0;
 	sctx.child = NULL;
 	if (!srv_net || !cli_net || !srv || !cli) {
 		KUNIT_FAIL(test, "no namespace for %s/%s or no memory",
@@ -416,8 +421,8 @@ static void interop_run(struct kunit *test, const struct side *sside,
 	}
 	if (rdma_connect(cid, &cp) ||
 	    !cm_wait(&sctx, RDMA_CM_EVENT_CONNECT_REQUEST)) {
-		KUNIT_FAIL(test, "no connect request (events %lx/%lx)",
-			   cctx.events, sctx.events);
+		KUNIT_FAIL(test, "no connect request (events %lx/%lx, status %d)",
+			   cctx.events, sctx.events, cctx.status);
 		goto out;
 	}
 	KUNIT_EXPECT_STREQ(test, dev_name(&sctx.child->device->dev),
