@@ -26,7 +26,19 @@ static long kdt_ioctl_version(void __user *arg)
 	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
-static long kdt_ioctl_run(struct kdt_run __user *arg)
+/**
+ * kdt_file_error() - remember the last error for KDT_IOC_STATUS
+ * @f: the open file
+ * @msg: the message
+ */
+void kdt_file_error(struct kdt_file *f, const char *msg)
+{
+	spin_lock(&f->lock);
+	strscpy(f->last_error, msg, sizeof(f->last_error));
+	spin_unlock(&f->lock);
+}
+
+static long kdt_ioctl_run(struct kdt_file *f, struct kdt_run __user *arg)
 {
 	struct kdt_run *run;
 	long err;
@@ -42,7 +54,42 @@ static long kdt_ioctl_run(struct kdt_run __user *arg)
 		err = -EINVAL;
 		goto out;
 	}
-	err = kdt_client_run(run);
+	/* one run at a time per open file: the counters are the run's */
+	if (atomic_cmpxchg(&f->state, KDT_STATE_IDLE, KDT_STATE_RUNNING) !=
+	    KDT_STATE_IDLE) {
+		err = -EBUSY;
+		goto out;
+	}
+	atomic_set(&f->tests_done, 0);
+	atomic_set(&f->tests_failed, 0);
+	atomic_set(&f->tests_running, 0);
+	atomic_set(&f->rejected, 0);
+	atomic64_set(&f->wqes, 0);
+	atomic64_set(&f->wqes_total, 0);
+	f->port = 0;
+	kdt_file_error(f, "");
+
+	run->ia_name[sizeof(run->ia_name) - 1] = '\0';
+	run->server_name[sizeof(run->server_name) - 1] = '\0';
+	memset(&run->result, 0, sizeof(run->result));
+	switch (run->test_type) {
+	case KDT_RUN_SERVER:
+		err = kdt_server_run(run, f);
+		break;
+	case KDT_RUN_TRANSACTION:
+	case KDT_RUN_PERFORMANCE:
+	case KDT_RUN_QUIT:
+		err = kdt_client_run(run, f);
+		break;
+	default:
+		run->result.status = -EOPNOTSUPP;
+		snprintf(run->result.message, sizeof(run->result.message),
+			 "test type %u (%s) is not implemented in the kernel yet",
+			 run->test_type, kdt_test_type_name(run->test_type));
+		err = 0;
+		break;
+	}
+	atomic_set(&f->state, KDT_STATE_IDLE);
 	if (!err && copy_to_user(&arg->result, &run->result,
 				 sizeof(run->result)))
 		err = -EFAULT;
@@ -51,19 +98,64 @@ out:
 	return err;
 }
 
+static long kdt_ioctl_status(struct kdt_file *f, void __user *arg)
+{
+	struct kdt_status st = {
+		.state = atomic_read(&f->state),
+		.port = f->port,
+		.tests_done = atomic_read(&f->tests_done),
+		.tests_failed = atomic_read(&f->tests_failed),
+		.tests_running = atomic_read(&f->tests_running),
+		.rejected = atomic_read(&f->rejected),
+		.wqes = atomic64_read(&f->wqes),
+		.wqes_total = atomic64_read(&f->wqes_total),
+	};
+
+	spin_lock(&f->lock);
+	strscpy(st.last_error, f->last_error, sizeof(st.last_error));
+	spin_unlock(&f->lock);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
 static long kdt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct kdt_file *f = file->private_data;
+
 	switch (cmd) {
 	case KDT_IOC_VERSION:
 		return kdt_ioctl_version((void __user *)arg);
 	case KDT_IOC_RUN:
-		return kdt_ioctl_run((struct kdt_run __user *)arg);
+		return kdt_ioctl_run(f, (struct kdt_run __user *)arg);
+	case KDT_IOC_STATUS:
+		return kdt_ioctl_status(f, (void __user *)arg);
 	}
 	return -ENOTTY;
 }
 
+static int kdt_open(struct inode *inode, struct file *file)
+{
+	struct kdt_file *f;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	spin_lock_init(&f->lock);
+	atomic_set(&f->state, KDT_STATE_IDLE);
+	file->private_data = f;
+	return 0;
+}
+
+/* No run is left: KDT_IOC_RUN holds the file until it returns. */
+static int kdt_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
 static const struct file_operations kdt_fops = {
 	.owner = THIS_MODULE,
+	.open = kdt_open,
+	.release = kdt_release,
 	.unlocked_ioctl = kdt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,

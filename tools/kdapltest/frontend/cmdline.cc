@@ -146,6 +146,20 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 			o.json = true;
 			continue;
 		}
+		if (a == "--wire-version" || a == "--wire-test-type" ||
+		    a == "--cmd-bytes") {
+			uint32_t *dst = a == "--wire-version" ? &o.craft_version :
+					a == "--cmd-bytes" ? &o.craft_cmd_len :
+					&o.craft_test_type;
+			if (o.test_type != 'T' && o.test_type != 'Q' &&
+			    o.test_type != 'P')
+				return fail(a + " is for -T T, P and Q");
+			if (i + 1 >= args.size() || !all_digits(args[i + 1]) ||
+			    std::stoul(args[i + 1]) == 0)
+				return fail(a + " needs a number above 0");
+			*dst = std::stoul(args[++i]);
+			continue;
+		}
 		if (a.size() < 2 || a[0] != '-' || a == "-f") {
 			rest.push_back(a);
 			continue;
@@ -234,8 +248,37 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 		}
 	}
 
-	if (o.test_type != 'T' && !rest.empty())
+	if (o.test_type == 'P') {
+		// <RR|RW> [seg_size [num_segs]], default RW 4096 1
+		kdt_op op{};
+		size_t k = 0;
+
+		op.transfer_type = KDT_RDMA_WRITE;
+		op.seg_size = 4096;
+		op.num_segs = 1;
+		if (k < rest.size()) {
+			if (rest[k] == "RR")
+				op.transfer_type = KDT_RDMA_READ;
+			else if (rest[k] != "RW")
+				return fail("-T P: the op is RR or RW, not " +
+					    rest[k]);
+			k++;
+		}
+		if (k < rest.size() && all_digits(rest[k]))
+			op.seg_size = std::stoul(rest[k++]);
+		if (k < rest.size() && all_digits(rest[k]))
+			op.num_segs = std::stoul(rest[k++]);
+		if (k < rest.size())
+			return fail("unexpected argument " + rest[k]);
+		if (!op.seg_size || !op.num_segs || op.num_segs > 8)
+			return fail("-T P: segment size at least 1, 1 to 8 "
+				    "segments");
+		if (!o.iterations)
+			return fail("-T P: at least 1 iteration");
+		o.ops.push_back(op);
+	} else if (o.test_type != 'T' && !rest.empty()) {
 		return fail("unexpected argument " + rest[0]);
+	}
 	if ((o.test_type == 'T' || o.test_type == 'P' || o.test_type == 'Q') &&
 	    o.server.empty())
 		return fail("Must specify server_name in command line");
@@ -307,7 +350,12 @@ std::string usage()
 	       "[-R BE|HT|LL|EC|PM] OP [OP...]\n"
 	       "USAGE:   OP: <client|server> <SR|RW|RR> [seg_size [num_segs]] "
 	       "[-f]\n"
-	       "USAGE: kdapltest -T Q -s <server> [-D <IA>]\n";
+	       "USAGE: kdapltest -T Q -s <server> [-D <IA>]\n"
+	       "USAGE: kdapltest -T S -D <IA> [-n <port>] [-d]\n"
+	       "USAGE: kdapltest -T P -s <server> [-D <IA>] [-i <iterations>] "
+	       "[-p <pipeline>] [-m b|p] [RR|RW [seg_size [num_segs]]]\n"
+	       "USAGE: a crafted peer (tests): --wire-version N, "
+	       "--wire-test-type N, --cmd-bytes N (T and Q)\n";
 }
 
 }  // namespace kdt

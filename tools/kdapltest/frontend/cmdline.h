@@ -26,6 +26,10 @@ struct Options {
 	bool debug = false;	// -d
 	uint32_t qos = 0;	// -R (DAT_QOS)
 	bool json = false;	// --json
+	// a crafted peer, for the bad-input tests (0: as dapltest)
+	uint32_t craft_version = 0;	// --wire-version N
+	uint32_t craft_test_type = 0;	// --wire-test-type N
+	uint32_t craft_cmd_len = 0;	// --cmd-bytes N
 	std::vector<kdt_op> ops;	// transaction op list
 	// -T P
 	char mode = 'b';	// -m b|p

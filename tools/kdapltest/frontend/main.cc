@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 // kdapltest: dapltest's command line for kdapltest.ko (/dev/kdapltest).
 //
-// Exit status: 0 the test passed, 1 it failed (the module says why),
-// 2 command line error, 3 the module is missing or speaks another ABI.
+// Exit status: 0 the test passed (a server: it was asked to quit or
+// stopped by a signal), 1 it failed (the module says why), 2 command
+// line error, 3 the module is missing or speaks another ABI.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cmdline.h"
@@ -21,20 +26,111 @@
 
 namespace {
 
+// Progress of a run, read by a second thread while KDT_IOC_RUN blocks:
+// the server's readiness and the tests it served, a client's WQEs.
+class Watcher {
+public:
+	Watcher(int fd, const kdt::Options &o) : fd_(fd), o_(o)
+	{
+		thread_ = std::thread([this] { loop(); });
+	}
+	~Watcher()
+	{
+		{
+			std::lock_guard<std::mutex> g(m_);
+			stop_ = true;
+		}
+		cv_.notify_all();
+		thread_.join();
+	}
+
+private:
+	void loop()
+	{
+		std::unique_lock<std::mutex> g(m_);
+		auto last = std::chrono::steady_clock::now();
+		kdt_status prev{};
+
+		while (!stop_) {
+			cv_.wait_for(g, std::chrono::milliseconds(200));
+			if (stop_)
+				break;
+			kdt_status st{};
+			if (ioctl(fd_, KDT_IOC_STATUS, &st) < 0)
+				break;
+			if (o_.test_type == 'S')
+				server(prev, st);
+			else if (!o_.json && st.wqes_total &&
+				 std::chrono::steady_clock::now() - last >=
+					 std::chrono::seconds(5)) {
+				last = std::chrono::steady_clock::now();
+				std::fprintf(stderr,
+					     "kdapltest: progress: %llu of %llu WQEs (%.0f%%)\n",
+					     (unsigned long long)st.wqes,
+					     (unsigned long long)st.wqes_total,
+					     100.0 * st.wqes / st.wqes_total);
+			}
+			prev = st;
+		}
+	}
+
+	void server(const kdt_status &prev, const kdt_status &st)
+	{
+		if (st.state == KDT_STATE_READY &&
+		    prev.state != KDT_STATE_READY) {
+			// dapltest's line, which scripts wait for
+			std::printf("Dapltest: Service Point Ready - %s\n",
+				    o_.device.c_str());
+		}
+		if (st.tests_done != prev.tests_done ||
+		    st.rejected != prev.rejected)
+			std::printf("kdapltest: server: %u tests done, %u failed, "
+				    "%u running, %u clients refused%s%s\n",
+				    st.tests_done, st.tests_failed,
+				    st.tests_running, st.rejected,
+				    st.last_error[0] ? "; last error: " : "",
+				    st.last_error);
+		std::fflush(stdout);
+	}
+
+	int fd_;
+	const kdt::Options &o_;
+	std::mutex m_;
+	std::condition_variable cv_;
+	bool stop_ = false;
+	std::thread thread_;
+};
+
+uint32_t run_type(char t)
+{
+	switch (t) {
+	case 'S':
+		return KDT_RUN_SERVER;
+	case 'T':
+		return KDT_RUN_TRANSACTION;
+	case 'P':
+		return KDT_RUN_PERFORMANCE;
+	default:
+		return KDT_RUN_QUIT;
+	}
+}
+
 int run_test(const kdt::Options &o)
 {
 	auto run = std::make_unique<kdt_run>();
 	kdt_version ver{};
 	in_addr addr{};
-	int fd;
+	int fd, rc;
 
-	if (o.test_type != 'T' && o.test_type != 'Q') {
+	if (o.test_type != 'T' && o.test_type != 'Q' && o.test_type != 'S' &&
+	    o.test_type != 'P') {
 		std::fprintf(stderr,
 			     "kdapltest: -T %c is not implemented in the kernel yet\n",
 			     o.test_type);
 		return 1;
 	}
-	if (inet_pton(AF_INET, o.server.c_str(), &addr) != 1) {
+	if (o.test_type != 'S' &&
+	    inet_pton(AF_INET, o.server.c_str(), &addr) != 1) {
 		std::fprintf(stderr,
 			     "kdapltest: -s %s: not an IPv4 address\n",
 			     o.server.c_str());
@@ -62,11 +158,13 @@ int run_test(const kdt::Options &o)
 
 	run->abi_major = KDT_ABI_MAJOR;
 	run->size = sizeof(*run);
-	run->test_type = o.test_type == 'T' ? KDT_RUN_TRANSACTION : KDT_RUN_QUIT;
+	run->test_type = run_type(o.test_type);
 	run->flags = (o.validate ? KDT_RUN_VALIDATE : 0) |
 		     (o.poll ? KDT_RUN_POLL : 0) |
 		     (o.use_rsp ? KDT_RUN_USE_RSP : 0) |
-		     (o.debug ? KDT_RUN_DEBUG : 0);
+		     (o.debug ? KDT_RUN_DEBUG : 0) |
+		     (o.mode == 'p' ? KDT_RUN_PERF_POLL : 0);
+	run->pipeline = o.pipeline == ~0u ? 0 : o.pipeline;
 	std::snprintf(run->ia_name, sizeof(run->ia_name), "%s",
 		      o.device.c_str());
 	std::snprintf(run->server_name, sizeof(run->server_name), "%s",
@@ -77,6 +175,9 @@ int run_test(const kdt::Options &o)
 	run->threads = o.threads;
 	run->eps_per_thread = o.eps_per_thread;
 	run->qos = o.qos;
+	run->craft_version = o.craft_version;
+	run->craft_test_type = o.craft_test_type;
+	run->craft_cmd_len = o.craft_cmd_len;
 	run->num_ops = static_cast<uint32_t>(o.ops.size());
 	for (size_t i = 0; i < o.ops.size(); i++) {
 		run->ops[i].server_initiated = o.ops[i].server_initiated;
@@ -85,12 +186,21 @@ int run_test(const kdt::Options &o)
 		run->ops[i].seg_size = o.ops[i].seg_size;
 		run->ops[i].reap_send_on_recv = o.ops[i].reap_send_on_recv;
 	}
-	if (!o.json)
+	if (!o.json && o.test_type == 'S')
+		std::printf("kdapltest: server on %s port %u\n",
+			    o.device.c_str(), o.port);
+	else if (!o.json)
 		std::printf("kdapltest: %s test against %s:%u from %s ...\n",
-			    o.test_type == 'T' ? "transaction" : "quit",
+			    o.test_type == 'T' ? "transaction" :
+			    o.test_type == 'P' ? "performance" : "quit",
 			    o.server.c_str(), o.port, o.device.c_str());
 	std::fflush(stdout);
-	if (ioctl(fd, KDT_IOC_RUN, run.get()) < 0) {
+	{
+		Watcher w(fd, o);
+
+		rc = ioctl(fd, KDT_IOC_RUN, run.get());
+	}
+	if (rc < 0) {
 		std::fprintf(stderr, "kdapltest: KDT_IOC_RUN: %s\n",
 			     std::strerror(errno));
 		close(fd);
@@ -110,17 +220,35 @@ int run_test(const kdt::Options &o)
 	s.recv = r.bytes_recv;
 	s.rdma_read = r.bytes_rdma_read;
 	s.rdma_write = r.bytes_rdma_write;
+	s.tests_done = r.tests_done;
+	s.tests_failed = r.tests_failed;
+	s.rejected = r.rejected;
+	s.pipeline = r.pipeline;
+	s.lat_min_ns = r.lat_min_ns;
+	s.lat_avg_ns = r.lat_avg_ns;
+	s.lat_max_ns = r.lat_max_ns;
 	if (o.json) {
 		std::printf("%s\n", kdt::format_json(o, s).c_str());
+	} else if (o.test_type == 'S') {
+		std::printf("kdapltest: server exiting (%s): %u tests done, "
+			    "%u failed, %u clients refused\n",
+			    s.message.c_str(), r.tests_done, r.tests_failed,
+			    r.rejected);
 	} else if (r.status) {
 		std::fprintf(stderr, "kdapltest: test failed: %s (%s)\n",
 			     s.message.c_str(), std::strerror(-r.status));
 	} else if (o.test_type == 'T') {
 		std::printf("%s", kdt::format_stats(s).c_str());
 		std::printf("kdapltest: transaction test passed\n");
+	} else if (o.test_type == 'P') {
+		std::printf("%s", kdt::format_perf_stats(o, s).c_str());
+		std::printf("kdapltest: performance test passed\n");
 	} else {
 		std::printf("kdapltest: server asked to quit\n");
 	}
+	// a server stopped by a signal ends normally
+	if (o.test_type == 'S' && r.status == -EINTR)
+		return 0;
 	return r.status ? 1 : 0;
 }
 

@@ -65,6 +65,42 @@ std::string format_stats(const Stats &s)
 	return out;
 }
 
+double ops_per_sec(const Stats &s)
+{
+	return s.time_us ? s.wqes / (s.time_us / 1e6) : 0.0;
+}
+
+std::string format_perf_stats(const Options &o, const Stats &s)
+{
+	const kdt_op &op = o.ops.at(0);
+	double sec = s.time_us / 1e6;
+	unsigned long long bytes = s.rdma_read + s.rdma_write;
+	char buf[1024];
+
+	std::snprintf(buf, sizeof(buf),
+		      "------------------------- Statistics -------------------------\n"
+		      "     Mode                   : %s\n"
+		      "     Operation Type         : %s\n"
+		      "     Number of Operations   : %llu\n"
+		      "     Segment Size           : %u\n"
+		      "     Number of Segments     : %u\n"
+		      "     Pipeline Length        : %u\n"
+		      "\n"
+		      "     Operation Throughput   : %.2f ops/sec\n"
+		      "     Bandwidth              : %.2f MB/sec\n"
+		      "     Latency (one at a time): min %.1f us, avg %.1f us, "
+		      "max %.1f us\n"
+		      "--------------------------------------------------------------\n",
+		      o.mode == 'p' ? "polling" : "blocking",
+		      op.transfer_type == KDT_RDMA_READ ? "RDMA Read" :
+							  "RDMA Write",
+		      s.wqes, op.seg_size, op.num_segs, s.pipeline,
+		      ops_per_sec(s), sec > 0 ? bytes / 1e6 / sec : 0.0,
+		      s.lat_min_ns / 1e3, s.lat_avg_ns / 1e3,
+		      s.lat_max_ns / 1e3);
+	return buf;
+}
+
 std::string format_json(const Options &o, const Stats &s)
 {
 	char buf[1024];
@@ -77,14 +113,20 @@ std::string format_json(const Options &o, const Stats &s)
 		      "\"status\":%d,\"message\":\"%s\",\"wqes\":%llu,"
 		      "\"time_us\":%llu,\"wqe_per_sec\":%.2f,"
 		      "\"bytes\":{\"send\":%llu,\"recv\":%llu,"
-		      "\"rdma_read\":%llu,\"rdma_write\":%llu}}",
+		      "\"rdma_read\":%llu,\"rdma_write\":%llu},"
+		      "\"served\":{\"tests_done\":%u,\"tests_failed\":%u,"
+		      "\"rejected\":%u},\"ops_per_sec\":%.2f,"
+		      "\"pipeline\":%u,\"latency_ns\":{\"min\":%llu,"
+		      "\"avg\":%llu,\"max\":%llu}}",
 		      o.test_type, json_escape(o.server).c_str(),
 		      json_escape(o.device).c_str(), o.port, o.iterations,
 		      o.threads, o.eps_per_thread,
 		      o.validate ? "true" : "false", o.ops.size(), s.status,
 		      json_escape(s.message).c_str(), s.wqes, s.time_us,
 		      sec > 0 ? s.wqes / sec : 0.0, s.send, s.recv,
-		      s.rdma_read, s.rdma_write);
+		      s.rdma_read, s.rdma_write, s.tests_done, s.tests_failed,
+		      s.rejected, ops_per_sec(s), s.pipeline, s.lat_min_ns,
+		      s.lat_avg_ns, s.lat_max_ns);
 	return buf;
 }
 

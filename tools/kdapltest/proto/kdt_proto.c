@@ -328,6 +328,28 @@ int kdt_rmi_decode(struct kdt_rmi *rmi, unsigned int n, const void *buf,
 	return 0;
 }
 
+int kdt_rmi_entry_encode(const struct kdt_rmi *rmi, void *buf, size_t len)
+{
+	u8 *p = buf;
+
+	if (len < KDT_RMI_ENTRY_SIZE)
+		return -EMSGSIZE;
+	put32(p, rmi->rmr_context);
+	put64(p + 4, rmi->address);
+	return KDT_RMI_ENTRY_SIZE;
+}
+
+int kdt_rmi_entry_decode(struct kdt_rmi *rmi, const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	if (len < KDT_RMI_ENTRY_SIZE)
+		return -EBADMSG;
+	rmi->rmr_context = get32(p);
+	rmi->address = get64(p + 4);
+	return 0;
+}
+
 const char *kdt_transaction_cmd_check(const struct kdt_transaction_cmd *cmd)
 {
 	bool server_send = false, client_send = false;

@@ -161,6 +161,10 @@ int kdt_rmi_encode(const struct kdt_rmi *rmi, unsigned int n, void *buf,
 int kdt_rmi_decode(struct kdt_rmi *rmi, unsigned int n, const void *buf,
 		   size_t len);
 
+/* One entry alone: the sync message of the performance test (12 bytes) */
+int kdt_rmi_entry_encode(const struct kdt_rmi *rmi, void *buf, size_t len);
+int kdt_rmi_entry_decode(struct kdt_rmi *rmi, const void *buf, size_t len);
+
 /*
  * What dapltest's command line checks of a transaction command: NULL if
  * it is runnable, else why not (a constant string).

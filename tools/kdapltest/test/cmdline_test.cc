@@ -183,3 +183,55 @@ TEST(KdtReport, StatsAndJson)
 	EXPECT_EQ(j.front(), '{');
 	EXPECT_EQ(j.back(), '}');
 }
+
+TEST(KdtCmdline, PerformanceOp)
+{
+	auto r = parse("-T P -s 192.0.2.2 -D siwA -i 10 -p 8 RR 8192 2");
+	ASSERT_TRUE(r.ok) << r.error;
+	ASSERT_EQ(r.opts.ops.size(), 1u);
+	EXPECT_EQ(r.opts.ops[0].transfer_type, (uint32_t)KDT_RDMA_READ);
+	EXPECT_EQ(r.opts.ops[0].seg_size, 8192u);
+	EXPECT_EQ(r.opts.ops[0].num_segs, 2u);
+	r = parse("-T P -s 192.0.2.2 -D siwA");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.ops[0].transfer_type, (uint32_t)KDT_RDMA_WRITE);
+	EXPECT_EQ(r.opts.ops[0].seg_size, 4096u);
+	EXPECT_FALSE(parse("-T P -s 192.0.2.2 -D siwA SR 64").ok);
+	EXPECT_FALSE(parse("-T P -s 192.0.2.2 -D siwA RW 64 9").ok);
+	EXPECT_FALSE(parse("-T P -s 192.0.2.2 -D siwA RW 64 1 x").ok);
+}
+
+TEST(KdtCmdline, CraftedPeer)
+{
+	auto r = parse("-T T -s 192.0.2.2 -D kw2 client SR server SR "
+		       "--wire-version 5 --cmd-bytes 100 --wire-test-type 9");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.craft_version, 5u);
+	EXPECT_EQ(r.opts.craft_cmd_len, 100u);
+	EXPECT_EQ(r.opts.craft_test_type, 9u);
+	EXPECT_FALSE(parse("-T S -D siwA --wire-version 5").ok);
+	EXPECT_FALSE(parse("-T Q -s 192.0.2.2 --cmd-bytes").ok);
+	EXPECT_FALSE(parse("-T Q -s 192.0.2.2 --cmd-bytes 0").ok);
+}
+
+TEST(KdtReport, PerformanceStats)
+{
+	kdt::Options o;
+	o.test_type = 'P';
+	o.ops.push_back(kdt_op{0, KDT_RDMA_WRITE, 1, 4096, 0});
+	kdt::Stats s;
+	s.wqes = 1000;
+	s.time_us = 500000;
+	s.rdma_write = 4096000;
+	s.pipeline = 8;
+	s.lat_avg_ns = 1500;
+	EXPECT_DOUBLE_EQ(kdt::ops_per_sec(s), 2000.0);
+	std::string out = kdt::format_perf_stats(o, s);
+	EXPECT_NE(out.find("Operation Throughput   : 2000.00 ops/sec"),
+		  std::string::npos);
+	EXPECT_NE(out.find("RDMA Write"), std::string::npos);
+	EXPECT_NE(out.find("8.19 MB/sec"), std::string::npos);
+	std::string j = kdt::format_json(o, s);
+	EXPECT_NE(j.find("\"ops_per_sec\":2000.00"), std::string::npos);
+	EXPECT_NE(j.find("\"avg\":1500"), std::string::npos);
+}

@@ -256,3 +256,18 @@ TEST(KdtProto, CommandCheck)
 	c.num_iterations = 0;
 	EXPECT_NE(kdt_transaction_cmd_check(&c), nullptr);
 }
+
+TEST(KdtProto, PerformanceSyncIsOneEntry)
+{
+	kdt_rmi in{0xcafe0001, 0x123456789aULL}, out{};
+	std::vector<uint8_t> b(KDT_RMI_ENTRY_SIZE, 0xee);
+
+	ASSERT_EQ(kdt_rmi_entry_encode(&in, b.data(), b.size()), 12);
+	EXPECT_EQ(le32(b, 0), 0xcafe0001u);
+	EXPECT_EQ(le64(b, 4), 0x123456789aULL);
+	ASSERT_EQ(kdt_rmi_entry_decode(&out, b.data(), b.size()), 0);
+	EXPECT_EQ(out.rmr_context, in.rmr_context);
+	EXPECT_EQ(out.address, in.address);
+	EXPECT_EQ(kdt_rmi_entry_encode(&in, b.data(), 11), -EMSGSIZE);
+	EXPECT_EQ(kdt_rmi_entry_decode(&out, b.data(), 11), -EBADMSG);
+}

@@ -11,7 +11,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KDT_ABI_MAJOR		1
+#define KDT_ABI_MAJOR		2
 #define KDT_ABI_MINOR		0
 
 #define KDT_DEVICE		"/dev/kdapltest"
@@ -28,7 +28,9 @@ struct kdt_version {
 };
 
 /* kdt_run.test_type: dapltest's test types */
+#define KDT_RUN_SERVER		0
 #define KDT_RUN_TRANSACTION	1
+#define KDT_RUN_PERFORMANCE	2
 #define KDT_RUN_QUIT		4
 
 /* kdt_run.flags */
@@ -36,6 +38,7 @@ struct kdt_version {
 #define KDT_RUN_POLL		0x2	/* -P */
 #define KDT_RUN_USE_RSP		0x4	/* -r */
 #define KDT_RUN_DEBUG		0x8	/* -d */
+#define KDT_RUN_PERF_POLL	0x10	/* -T P -m p: poll, not block */
 
 struct kdt_run_op {
 	__u32 server_initiated;
@@ -49,13 +52,19 @@ struct kdt_result {
 	__s32 status;		/* 0 or a negative errno */
 	__u32 threads;
 	__u32 eps;		/* endpoints in all */
-	__u32 reserved;
+	__u32 tests_done;	/* server: tests served to their end */
+	__u32 tests_failed;	/* server: of those, failed */
+	__u32 rejected;		/* server: clients refused (bad request) */
 	__u64 wqes;		/* work requests of the test phase */
 	__u64 time_us;		/* longest thread's test phase */
 	__u64 bytes_send;
 	__u64 bytes_recv;
 	__u64 bytes_rdma_read;
 	__u64 bytes_rdma_write;
+	/* -T P: the pipelined phase (wqes, time_us) and the latency phase */
+	__u32 pipeline;		/* outstanding operations */
+	__u32 reserved;
+	__u64 lat_min_ns, lat_avg_ns, lat_max_ns;
 	char message[KDT_MESSAGE_MAX];
 };
 
@@ -72,14 +81,46 @@ struct kdt_run {
 	__u32 threads;
 	__u32 eps_per_thread;
 	__u32 qos;
-	__u32 num_ops;
-	__u32 reserved;
+	__u32 num_ops;		/* -T P: ops[0] is its operation */
+	__u32 pipeline;		/* -T P: -p, 0 for the default */
+	/*
+	 * Bad input on purpose, for the tests (a crafted peer): 0 means
+	 * as dapltest; else the wire version of Client_Info and the
+	 * command, the test type of Client_Info, the bytes of the
+	 * command message actually sent (less than 8192: truncated).
+	 */
+	__u32 craft_version;
+	__u32 craft_test_type;
+	__u32 craft_cmd_len;
+	__u32 reserved2[5];
 	struct kdt_run_op ops[KDT_RUN_MAX_OPS];
 	struct kdt_result result;	/* out */
+};
+
+/* kdt_status.state */
+#define KDT_STATE_IDLE		0	/* no run on this file */
+#define KDT_STATE_RUNNING	1	/* a client run */
+#define KDT_STATE_READY		2	/* a server, listening */
+
+/*
+ * The progress of the KDT_IOC_RUN in progress on the same open file,
+ * for another thread of the caller (KDT_IOC_STATUS).
+ */
+struct kdt_status {
+	__u32 state;		/* KDT_STATE_* */
+	__u32 port;		/* server: its port once READY */
+	__u32 tests_done;	/* server: tests served to their end */
+	__u32 tests_failed;
+	__u32 tests_running;
+	__u32 rejected;		/* server: clients refused */
+	__u64 wqes;		/* work requests done so far */
+	__u64 wqes_total;	/* of those planned */
+	char last_error[KDT_MESSAGE_MAX];
 };
 
 #define KDT_IOC_MAGIC		'k'
 #define KDT_IOC_VERSION		_IOR(KDT_IOC_MAGIC, 0x40, struct kdt_version)
 #define KDT_IOC_RUN		_IOWR(KDT_IOC_MAGIC, 0x41, struct kdt_run)
+#define KDT_IOC_STATUS		_IOR(KDT_IOC_MAGIC, 0x42, struct kdt_status)
 
 #endif /* _UAPI_KDAPLTEST_H */
