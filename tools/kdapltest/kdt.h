@@ -127,6 +127,8 @@ struct kdt_ctx {
 	atomic_t threads_left;		/* running; the last completes @done */
 	struct completion done;
 
+	/* server: connection requests seen; wakes @sync_wq */
+	atomic_t requests;
 	/* the sync barrier (client) and diagnostics */
 	atomic_t sync_left;
 	atomic_t sleeps, sleep_timeouts;	/* kdt_wait(), diagnostics */

@@ -128,6 +128,8 @@ static int kdt_perf_accept(struct kdt_perf *p)
 			 ev.event_number);
 		return -EPROTO;
 	}
+	atomic_inc(&ctx->requests);
+	wake_up_all(&ctx->sync_wq);
 	ret = dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
 			    p->ep, 0, NULL);
 	if (ret != DAT_SUCCESS) {

@@ -43,6 +43,7 @@ struct kdt_server {
 	struct kdt_pool pool;
 	u32 port, next_port;
 	u32 gen;			/* cookie generation of the receives */
+	struct kdt_ctx *started;	/* the test started for this client */
 	bool posted;			/* the two receives of @gen are posted */
 	struct list_head tests;		/* running tests; the loop's only */
 	unsigned int clients, done, failed, rejected;
@@ -77,7 +78,7 @@ static void srv_reap(struct kdt_server *s, bool wait)
 	list_for_each_entry_safe(ctx, tmp, &s->tests, node) {
 		if (wait)
 			wait_for_completion(&ctx->done);
-		else if (!completion_done(&ctx->done))
+		else if (!completion_done(&ctx->done) || ctx == s->started)
 			continue;
 		list_del(&ctx->node);
 		if (ctx->failed) {
@@ -254,6 +255,27 @@ static int srv_send_info(struct kdt_server *s, u32 first_port)
 	return err ?: srv_dto(s, &s->reqt, SRV_SEND_INFO, &len);
 }
 
+/*
+ * After Server_Info for a test: wait until the client connects to the
+ * test (its first connection request), which shows it has Server_Info,
+ * before the control connection is closed; closing right after the
+ * send completed once cost OFA's client its Server_Info (flushed by the
+ * close). Bounded by the test's own connection timeout; a test that
+ * ends or fails meanwhile ends the wait too.
+ * Return: 0 or -EINTR.
+ */
+static int srv_wait_client(struct kdt_server *s, struct kdt_ctx *ctx)
+{
+	long left;
+
+	left = wait_event_interruptible_timeout(ctx->sync_wq,
+						atomic_read(&ctx->requests) ||
+						kdt_failed(ctx) ||
+						completion_done(&ctx->done),
+						msecs_to_jiffies(KDT_CONN_TIMEOUT_MS));
+	return left < 0 ? -EINTR : 0;
+}
+
 /* Why this server will not run @cmd, or NULL. */
 static const char *srv_limits(const struct kdt_transaction_cmd *cmd)
 {
@@ -325,6 +347,7 @@ static u32 srv_transaction(struct kdt_server *s, const u8 *msg)
 	list_add_tail(&ctx->node, &s->tests);
 	/* a failed start fails the test; the client sees it soon enough */
 	kdt_tt_start(ctx, false);
+	s->started = ctx;
 	if (ctx->debug)
 		pr_info("kdapltest: server: test %u: %u threads x %u EPs from port %u\n",
 			ctx->test_no, ctx->cmd.num_threads,
@@ -368,6 +391,7 @@ static u32 srv_performance(struct kdt_server *s, const u8 *msg)
 		srv_reject(s, "cannot set the test up: %s", p->ctx.message);
 		return 0;
 	}
+	s->started = &p->ctx;
 	return p->port;
 }
 
@@ -433,6 +457,7 @@ static int srv_client(struct kdt_server *s)
 		goto hangup;
 	}
 
+	s->started = NULL;
 	switch (ci.test_type) {
 	case KDT_TEST_TRANSACTION:
 		first_port = srv_transaction(s, kdt_seg(&s->pool, SRV_RECV_CMD));
@@ -459,6 +484,9 @@ static int srv_client(struct kdt_server *s)
 	err = srv_send_info(s, first_port);
 	if (err == -EINTR)
 		return err;
+	if (!err && s->started)
+		err = srv_wait_client(s, s->started);
+	s->started = NULL;
 	if (err)
 		pr_warn("kdapltest: server: client %u: Server_Info not sent (%d)\n",
 			s->clients, err);

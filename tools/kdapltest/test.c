@@ -470,6 +470,9 @@ static int kdt_ep_accept(struct kdt_thread *t, unsigned int n)
 		return -EPROTO;
 	}
 	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	/* the client has Server_Info: the server may close the control */
+	atomic_inc(&ctx->requests);
+	wake_up_all(&ctx->sync_wq);
 	ret = dat_cr_query(cr, DAT_CR_FIELD_PRIVATE_DATA_SIZE |
 			   DAT_CR_FIELD_PRIVATE_DATA, &crp);
 	if (ret != DAT_SUCCESS || crp.private_data_size < KDT_PRIVATE_DATA_LEN ||
