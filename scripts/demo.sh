@@ -6,6 +6,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh"
 ktree=$("$top/scripts/build-kernel.sh" debug | tail -n 1)
 make -s -C "$ktree" M="$top" W=1 -j"$(nproc)" modules
+# the kdapltest front end the guest runs
+cmake -S "$top/tools" -B "$top/build/tools" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	>/dev/null
+cmake --build "$top/build/tools" -j"$(nproc)" --target kdapltest >/dev/null
 run=$top/build/guest-demo
 rc=0
 "$top/scripts/run-guest.sh" "$ktree" "$run" scripts/guest/demo.sh 600 || rc=$?

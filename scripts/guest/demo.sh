@@ -48,6 +48,29 @@ cat /sys/kernel/debug/kdapl/sps /sys/kernel/debug/kdapl/eps
 cat /sys/kernel/debug/kiwarp/kw1/qps /sys/kernel/debug/kiwarp/kw2/qps 2>/dev/null
 rmmod kdapl_sockdemo && dmesg | grep 'kdapl_sockdemo:' | tail -n 1
 
+step "kdapltest: dapltest's transaction test between the two hosts (OFA dapltest -T S in b on siwB, our kernel client on siwA)"
+. "$KDAPL_SRC/scripts/guest/kdapltest.sh"
+kdt_datconf
+insmod "$MODDIR/kdapltest.ko" && kdt_ofa_server_start &&
+	"$KDT_BIN" -T T -s "$HOST_B_ADDR" -D siwA -i 100 -t 2 -w 2 -V $KDT_OPS
+"$KDT_BIN" -T Q -s "$HOST_B_ADDR" -D siwA
+kdt_wait_exit "$KDT_OFA_PID"
+echo "--- the OFA server's side"
+cat "${KDT_LOG}ofa-server.log"
+
+step "kdapltest against itself over kiwarp: kdapltest -T S on kw1 (root ns), the client on kw2 (ns b)"
+"$KDT_BIN" -T S -D kw1 >"${KDT_LOG}demo-server.log" 2>&1 &
+srv=$!
+kdt_wait_ready "$srv" "${KDT_LOG}demo-server.log" &&
+	ip netns exec b "$KDT_BIN" -T T -s "$KW1_ADDR" -D kw2 -i 100 -t 2 -w 2 \
+		-V $KDT_OPS &&
+	ip netns exec b "$KDT_BIN" -T P -s "$KW1_ADDR" -D kw2 -i 200 -p 8 RW 4096
+ip netns exec b "$KDT_BIN" -T Q -s "$KW1_ADDR" -D kw2
+kdt_wait_exit "$srv"
+echo "--- the kernel server's side"
+cat "${KDT_LOG}demo-server.log"
+rmmod kdapltest
+
 step "debugfs: /sys/kernel/debug/kiwarp"
 show_debugfs kiwarp
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Guest side of scripts/dev-kdapltest.sh: the two test hosts, kdapl.ko,
+# Guest side of scripts/dev-kdapltest.sh: the test hosts, kdapl.ko and
+# kiwarp.ko with kw0..kw2,
 # then only suite kdapltest_interop (scripts/guest/kdapltest.sh).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
@@ -7,9 +8,13 @@ set -u
 
 guest_marker "cpus=$(nproc)"
 setup_test_hosts || echo "kdapl-guest: test hosts failed"
+setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
 echo clear >/sys/kernel/debug/kmemleak
 insmod "$MODDIR/kdapl.ko"
+insmod "$MODDIR/kiwarp.ko"
+add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
 kdapltest_interop_suite
+rmmod kiwarp
 rmmod kdapl
 sleep 6
 echo scan >/sys/kernel/debug/kmemleak

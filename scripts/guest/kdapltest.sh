@@ -1,17 +1,29 @@
 # shellcheck shell=bash
-# kdapltest in the guest (sourced after lib.sh, kdapl.ko loaded, the two
-# test hosts up): suite kdapltest_interop, OFA dapltest (uDAPL over siw)
-# against kdapltest.ko. See Documentation/kdapltest.rst.
+# kdapltest in the guest (sourced after lib.sh; kdapl.ko and kiwarp.ko
+# loaded, the test hosts and kw1/kw2 up): suite kdapltest_interop, OFA
+# dapltest (uDAPL over siw) against kdapltest.ko both ways, kdapltest
+# against itself, bad input. See Documentation/kdapltest.rst.
 #
-# siw opens its sockets in the caller's namespace: the kernel client runs
-# on siwA in the root namespace, OFA's `dapltest -T S` in namespace b on
-# siwB (veth1, 192.0.2.2).
+# siw opens its sockets in the namespace of the task that calls it: the
+# kernel's siw side is siwA in the root namespace (client threads,
+# connection work and the server's ioctl all run there), OFA's side is
+# siwB in namespace b (veth1, 192.0.2.2). kdapltest against itself runs
+# over kiwarp, which has no such limit: the server on kw1 (203.0.113.1,
+# root namespace), the client on kw2 (namespace b).
 
 KDT_BIN=$KDAPL_SRC/build/tools/kdapltest/kdapltest
 KDT_DATCONF=/tmp/kdapltest-dat.conf
 # logs go to the run directory: the host keeps them (build/.../out/)
 KDT_LOG=$OUT/kdapltest-
 KDT_OPS="client SR 4096 server SR 4096 client RW 8192 client RR 8192"
+# iterations of the issue's transaction test in make check: 2 threads x
+# 2 EPs x 7 ops x 20 = 560 WQEs, seconds on the debug kernel (KASAN and
+# lockdep make it slow, and other guests may share the machine)
+KDT_ITER=20
+# the servers' processes, once started
+KDT_OFA_PID=
+KDT_SRV_SIW=
+KDT_SRV_KW=
 
 kdt_datconf() {
 	cat >"$KDT_DATCONF" <<'EOC'
@@ -30,14 +42,166 @@ kdt_ofa_server_start() {
 		timeout 600 stdbuf -oL -eL dapltest -T S -D ofa-v2-veth1 \
 		>"${KDT_LOG}ofa-server.log" 2>&1 &
 	KDT_OFA_PID=$!
-	for i in $(seq 1 100); do
-		grep -q "Service Point Ready" "${KDT_LOG}ofa-server.log" &&
-			return 0
-		kill -0 "$KDT_OFA_PID" 2>/dev/null || break
+	kdt_wait_ready "$KDT_OFA_PID" "${KDT_LOG}ofa-server.log"
+}
+
+# kdt_wait_ready PID LOG: until LOG says "Service Point Ready" (the
+# server listens), while PID lives; 120 s at most.
+kdt_wait_ready() {
+	local i
+	for i in $(seq 1 600); do
+		grep -q "Service Point Ready" "$2" && return 0
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.2
 	done
-	cat "${KDT_LOG}ofa-server.log"
+	cat "$2"
 	return 1
+}
+
+# kdt_wait_exit PID: until the process is gone (300 s at most); its
+# exit status.
+kdt_wait_exit() {
+	local i
+	for i in $(seq 1 600); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.5
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "process $1 did not exit"
+		return 1
+	fi
+	wait "$1"
+}
+
+# Our kernel servers: on siwA (root namespace) for OFA's client, on kw1
+# for our own client (a non-default port: both listen at once).
+KDT_KW_PORT=62100
+kdt_servers_start() {
+	"$KDT_BIN" -T S -D siwA >"${KDT_LOG}server-siw.log" 2>&1 &
+	KDT_SRV_SIW=$!
+	"$KDT_BIN" -T S -D kw1 -n "$KDT_KW_PORT" \
+		>"${KDT_LOG}server-kw.log" 2>&1 &
+	KDT_SRV_KW=$!
+	kdt_wait_ready "$KDT_SRV_SIW" "${KDT_LOG}server-siw.log" &&
+	kdt_wait_ready "$KDT_SRV_KW" "${KDT_LOG}server-kw.log"
+}
+
+# The issue's transaction test, OFA's client (namespace b, siwB)
+# against our server on siwA; the server's verdict comes with its exit.
+kdt_kernel_server_ofa_client() {
+	ip netns exec b env DAT_OVERRIDE="$KDT_DATCONF" timeout 200 \
+		stdbuf -oL -eL dapltest -T T -s "$HOST_A_ADDR" -D ofa-v2-veth1 -i "$KDT_ITER" -t 2 \
+		-w 2 -V $KDT_OPS >"${KDT_LOG}ofa-client.log" 2>&1
+	local rc=$?
+	cat "${KDT_LOG}ofa-client.log"
+	[ "$rc" -eq 0 ] && ! grep -q "Error\|Failed\|FAIL" \
+		"${KDT_LOG}ofa-client.log" && grep -q "Stats" \
+		"${KDT_LOG}ofa-client.log"
+}
+
+# kdapltest against itself over kiwarp: the same test, kw2 -> kw1.
+kdt_both() {
+	local rc=0
+	timeout 300 ip netns exec b "$KDT_BIN" -T T -s "$KW1_ADDR" \
+		-n "$KDT_KW_PORT" -D kw2 -i "$KDT_ITER" -t 2 -w 2 -V $KDT_OPS \
+		>"${KDT_LOG}both.log" 2>&1 || rc=$?
+	cat "${KDT_LOG}both.log"
+	[ "$rc" -eq 0 ] && grep -q "transaction test passed" "${KDT_LOG}both.log"
+}
+
+# kdt_bad_input WHAT CLIENT-ERROR SERVER-ERROR OPTIONS...: a crafted
+# client (kw2) against the kw1 server: both sides say what went wrong,
+# the client exits 1, the server counts one more refused client.
+kdt_bad_input() {
+	local what=$1 cerr=$2 serr=$3 rc=0 before
+	shift 3
+	before=$(grep -c "clients refused" "${KDT_LOG}server-kw.log")
+	timeout 120 ip netns exec b "$KDT_BIN" -T T -s "$KW1_ADDR" \
+		-n "$KDT_KW_PORT" -D kw2 -i 1 client SR 64 server SR 64 "$@" \
+		>"${KDT_LOG}bad-$what.log" 2>&1 || rc=$?
+	cat "${KDT_LOG}bad-$what.log"
+	[ "$rc" -eq 1 ] && grep -q "$cerr" "${KDT_LOG}bad-$what.log" ||
+		{ echo "client: exit $rc"; return 1; }
+	# the server's front end reports each refusal with its reason
+	local i
+	for i in $(seq 1 100); do
+		[ "$(grep -c "clients refused" "${KDT_LOG}server-kw.log")" -gt \
+			"$before" ] && break
+		sleep 0.2
+	done
+	tail -n 1 "${KDT_LOG}server-kw.log" | grep -q "$serr" ||
+		{ cat "${KDT_LOG}server-kw.log"; return 1; }
+	dmesg | grep -q "kdapltest: server: client [0-9]* refused: .*$serr"
+}
+
+kdt_bad_version() {
+	kdt_bad_input version "refused the request" \
+		"DAPLTEST VERSION MISMATCH: server 6, client 5" --wire-version 5
+}
+
+kdt_bad_truncated() {
+	kdt_bad_input truncated "refused the request" \
+		"command: 100 bytes, expected 8192 (truncated)" --cmd-bytes 100
+}
+
+kdt_bad_test_type() {
+	kdt_bad_input type "refused the request" "unknown test type 9" \
+		--wire-test-type 9
+}
+
+# Both kernel servers quit when asked (OFA's client quits the siw one,
+# ours the kiwarp one), once their tests are over: exit status 0.
+kdt_servers_quit() {
+	local rc=0
+	# OFA's exit status says nothing: the server's exit does
+	ip netns exec b env DAT_OVERRIDE="$KDT_DATCONF" timeout 60 \
+		dapltest -T Q -s "$HOST_A_ADDR" -D ofa-v2-veth1
+	timeout 60 ip netns exec b "$KDT_BIN" -T Q -s "$KW1_ADDR" \
+		-n "$KDT_KW_PORT" -D kw2 || rc=1
+	kdt_wait_exit "$KDT_SRV_SIW" || rc=1
+	kdt_wait_exit "$KDT_SRV_KW" || rc=1
+	cat "${KDT_LOG}server-siw.log" "${KDT_LOG}server-kw.log"
+	[ "$rc" -eq 0 ] &&
+	grep -q "server exiting (quit)" "${KDT_LOG}server-siw.log" &&
+	grep -q "server exiting (quit)" "${KDT_LOG}server-kw.log"
+}
+
+# kdt_perf_run REPORT NAME COMMAND...: one -T P run (ours prints
+# "Operation Throughput   : N ops/sec", OFA's "Operation Throughput :
+# N ops/sec"); its ops/s, or why it failed, goes to the file REPORT.
+kdt_perf_run() {
+	local report=$1 name=$2 rc=0 ops
+	shift 2
+	timeout 300 "$@" >"${KDT_LOG}perf-$name.log" 2>&1 || rc=$?
+	ops=$(grep -m1 "Operation Throughput" "${KDT_LOG}perf-$name.log" |
+		sed 's/.*: *//')
+	# OFA's dapltest exits 0 after a failed test: its "Error" counts
+	if [ "$rc" -eq 0 ] && [ -n "$ops" ] &&
+		! grep -q "Error" "${KDT_LOG}perf-$name.log"; then
+		echo "$name: $ops" >>"$report"
+		return 0
+	fi
+	echo "$name: FAILED (exit $rc): $(tail -n 3 "${KDT_LOG}perf-$name.log" |
+		tr '\n' '|')" >>"$report"
+	return 1
+}
+
+# kdt_perf_case NAME RC REPORT: the case, each run's ops/s a comment.
+kdt_perf_case() {
+	local IFS=$'\n'
+	# shellcheck disable=SC2046
+	if [ "$2" -eq 0 ]; then
+		ktap_case ok "$1" $(cat "$3")
+	else
+		ktap_case fail "$1" $(cat "$3")
+	fi
+}
+
+KDT_PERF="-i 50 -p 8"
+
+# kdt_server_verdict LOG COUNTS: the server's own account at its exit.
+kdt_server_verdict() {
+	grep -q "server exiting (quit): $2" "$1" || { cat "$1"; return 1; }
 }
 
 kdt_module_loads() {
@@ -45,23 +209,15 @@ kdt_module_loads() {
 }
 
 # The transaction test of the issue: -V, SR RW RR, 2 threads x 2 EPs.
+# Only the client's verdict here; the server's comes from its complete
+# log once it has exited (kdt_ofa_server_verdict).
 kdt_ofa_server_kernel_client() {
-	local rc=0 i
-	timeout 300 "$KDT_BIN" -T T -s "$HOST_B_ADDR" -D siwA -i 100 -t 2 \
+	local rc=0
+	timeout 300 "$KDT_BIN" -T T -s "$HOST_B_ADDR" -D siwA -i "$KDT_ITER" -t 2 \
 		-w 2 -V $KDT_OPS >"${KDT_LOG}client.log" 2>&1 || rc=$?
 	cat "${KDT_LOG}client.log"
 	[ "$rc" -eq 0 ] && grep -q "transaction test passed" \
 		"${KDT_LOG}client.log" || { dmesg | tail -n 20; return 1; }
-	# the server saw the client through to the end (its threads finish
-	# after their disconnects), without an error
-	for i in $(seq 1 100); do
-		grep -q "Transaction Test Finished" "${KDT_LOG}ofa-server.log" &&
-			break
-		sleep 0.2
-	done
-	grep -q "Transaction Test Finished" "${KDT_LOG}ofa-server.log" &&
-	! grep -q "Error" "${KDT_LOG}ofa-server.log" ||
-		{ cat "${KDT_LOG}ofa-server.log"; return 1; }
 }
 
 # A second run with --json: the module serves one test after another.
@@ -93,27 +249,58 @@ kdt_kernel_refuses() {
 	[ "$rc" -eq 1 ] && grep -q "cannot open IA nosuchia" "${KDT_LOG}bad.log"
 }
 
-# -T Q makes the OFA server exit ("DT_cs_Server (...): Exiting.").
+# -T Q makes the OFA server exit ("DT_cs_Server (...): Exiting."). It
+# exits only once the threads of every test it served are gone (it waits
+# for its clients), and its log is complete once the process is: wait
+# for the process, not for a line of output.
 kdt_quit_ofa_server() {
-	local i
 	timeout 60 "$KDT_BIN" -T Q -s "$HOST_B_ADDR" -D siwA || return 1
-	# it exits once its test threads saw their disconnects
-	for i in $(seq 1 300); do
-		grep -q "Exiting" "${KDT_LOG}ofa-server.log" && return 0
-		sleep 0.2
-	done
-	cat "${KDT_LOG}ofa-server.log"
-	return 1
+	# its exit status says nothing (a failed dat_ia_close makes it 1)
+	kdt_wait_exit "$KDT_OFA_PID"
+	! kill -0 "$KDT_OFA_PID" 2>/dev/null &&
+	grep -q "Exiting" "${KDT_LOG}ofa-server.log" ||
+		{ cat "${KDT_LOG}ofa-server.log"; return 1; }
+}
+
+# The OFA server's view, from its complete log: every transaction test
+# it served (the issue's test and the --json run) finished, no error.
+kdt_ofa_server_verdict() {
+	local n
+	n=$(grep -c "Transaction Test Finished" "${KDT_LOG}ofa-server.log")
+	[ "$n" -eq 2 ] && ! grep -q "Error\|Failed" "${KDT_LOG}ofa-server.log" ||
+		{ echo "finished tests: $n"; cat "${KDT_LOG}ofa-server.log"; return 1; }
 }
 
 kdt_module_unloads() {
+	# a server still running (a case failed) is stopped first
+	kill "$KDT_SRV_SIW" "$KDT_SRV_KW" 2>/dev/null &&
+		{ kdt_wait_exit "$KDT_SRV_SIW"; kdt_wait_exit "$KDT_SRV_KW"; }
 	rmmod kdapltest && [ ! -e /dev/kdapltest ]
 }
 
+# kdt_case_after RC LOG NAME CHECK...: case NAME passes if the run
+# before (exit RC, output LOG) passed and CHECK does now.
+kdt_case_after() {
+	local rc=$1 log=$2 name=$3
+	shift 3
+	if [ "$rc" -ne 0 ]; then
+		ktap_case fail "$name" "$(tail -n 5 "$log" | tr '\n' '|')"
+	else
+		ktap_check "$name" "$@"
+	fi
+}
+
 kdapltest_interop_suite() {
+	local crc=0 orc=0 brc=0 prc=0 kprc=0
+	local ofa="ip netns exec b env DAT_OVERRIDE=$KDT_DATCONF dapltest"
+	local kw="ip netns exec b $KDT_BIN"
 	kdt_datconf
-	ktap_suite kdapltest_interop 8
+	: >"${KDT_LOG}perf-ofa.txt"
+	: >"${KDT_LOG}perf-kernel.txt"
+	ktap_suite kdapltest_interop 17
 	ktap_check kdapltest_module_loads kdt_module_loads
+
+	# OFA's server (namespace b) and our client
 	# not through ktap_check: the server must outlive a subshell
 	if kdt_ofa_server_start >"${KDT_LOG}start.log" 2>&1; then
 		ktap_case ok ofa_server_ready
@@ -121,14 +308,63 @@ kdapltest_interop_suite() {
 		ktap_case fail ofa_server_ready "$(tail -n 5 "${KDT_LOG}start.log" |
 			tr '\n' '|')"
 	fi
-	ktap_check interop_ofa_server_kdapltest_client \
-		kdt_ofa_server_kernel_client
+	# the verdict waits for the server's exit (kdt_quit_ofa_server)
+	kdt_ofa_server_kernel_client >"${KDT_LOG}case1.log" 2>&1 || crc=$?
+	# -T P, our client against OFA's server: RW and RR
+	# shellcheck disable=SC2086
+	{
+	kdt_perf_run "${KDT_LOG}perf-ofa.txt" kdapltest_client_RW "$KDT_BIN" \
+		-T P -s "$HOST_B_ADDR" -D siwA $KDT_PERF RW 4096 || prc=1
+	kdt_perf_run "${KDT_LOG}perf-ofa.txt" kdapltest_client_RR "$KDT_BIN" \
+		-T P -s "$HOST_B_ADDR" -D siwA $KDT_PERF RR 4096 || prc=1
+	}
 	ktap_check kdapltest_json_second_run kdt_json_second_run
 	ktap_check kdapltest_bad_cmdline kdt_bad_cmdline
 	ktap_check kdapltest_kernel_refuses_bad_ia kdt_kernel_refuses
 	ktap_check kdapltest_quits_ofa_server kdt_quit_ofa_server
+	kdt_case_after "$crc" "${KDT_LOG}case1.log" \
+		interop_ofa_server_kdapltest_client kdt_ofa_server_verdict
+
+	# our servers: OFA's client, bad input, our client
+	if kdt_servers_start >"${KDT_LOG}start.log" 2>&1; then
+		ktap_case ok kdapltest_servers_ready
+	else
+		ktap_case fail kdapltest_servers_ready \
+			"$(tail -n 5 "${KDT_LOG}start.log" | tr '\n' '|')"
+	fi
+	kdt_kernel_server_ofa_client >"${KDT_LOG}case2.log" 2>&1 || orc=$?
+	# -T P, OFA's client against our server: RW and RR
+	# shellcheck disable=SC2086
+	{
+	kdt_perf_run "${KDT_LOG}perf-ofa.txt" ofa_client_RW $ofa -T P \
+		-s "$HOST_A_ADDR" -D ofa-v2-veth1 $KDT_PERF RW 4096 1 || prc=1
+	kdt_perf_run "${KDT_LOG}perf-ofa.txt" ofa_client_RR $ofa -T P \
+		-s "$HOST_A_ADDR" -D ofa-v2-veth1 $KDT_PERF RR 4096 1 || prc=1
+	}
+	ktap_check bad_input_other_version kdt_bad_version
+	ktap_check bad_input_truncated_command kdt_bad_truncated
+	ktap_check bad_input_unknown_test_type kdt_bad_test_type
+	kdt_both >"${KDT_LOG}case3.log" 2>&1 || brc=$?
+	# -T P, kdapltest against itself (kw2 -> kw1): RW and RR
+	# shellcheck disable=SC2086
+	{
+	kdt_perf_run "${KDT_LOG}perf-kernel.txt" kernel_both_RW $kw -T P \
+		-s "$KW1_ADDR" -n "$KDT_KW_PORT" -D kw2 $KDT_PERF RW 4096 || kprc=1
+	kdt_perf_run "${KDT_LOG}perf-kernel.txt" kernel_both_RR $kw -T P \
+		-s "$KW1_ADDR" -n "$KDT_KW_PORT" -D kw2 $KDT_PERF RR 4096 || kprc=1
+	}
+	ktap_check kdapltest_servers_quit kdt_servers_quit
+	kdt_case_after "$orc" "${KDT_LOG}case2.log" \
+		interop_kdapltest_server_ofa_client kdt_server_verdict \
+		"${KDT_LOG}server-siw.log" "3 tests done, 0 failed, 0 clients refused"
+	kdt_case_after "$brc" "${KDT_LOG}case3.log" interop_kdapltest_both \
+		kdt_server_verdict "${KDT_LOG}server-kw.log" \
+		"3 tests done, 0 failed, 3 clients refused"
+	kdt_perf_case interop_ofa_perf "$prc" "${KDT_LOG}perf-ofa.txt"
+	kdt_perf_case kdapltest_perf "$kprc" "${KDT_LOG}perf-kernel.txt"
+
 	ktap_check kdapltest_module_unloads kdt_module_unloads
 	ktap_end
 	echo "kdapl-guest: kdapltest_interop done at $(cut -d' ' -f1 /proc/uptime) s"
-	kill "$KDT_OFA_PID" 2>/dev/null
+	kill "$KDT_OFA_PID" "$KDT_SRV_SIW" "$KDT_SRV_KW" 2>/dev/null
 }
