@@ -27,7 +27,7 @@
 #define KDT_DTO_TIMEOUT_MS	30000
 #define KDT_SYNC_TIMEOUT_MS	10000
 #define KDT_DISC_TIMEOUT_MS	5000
-/* a client endpoint waits this long for the server to disconnect */
+/* the client waits this long for the server to disconnect (twice) */
 #define KDT_PEER_DISC_MS	10000
 #define KDT_CONNECT_USEC	(30ULL * 1000 * 1000)
 #define KDT_ASYNC_QLEN		16

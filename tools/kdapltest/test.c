@@ -932,28 +932,45 @@ int kdt_tt_setup_thread(struct kdt_thread *t)
 	return 0;
 }
 
+static bool kdt_ep_open(struct kdt_ep *e)
+{
+	DAT_EP_STATE state;
+
+	return e->ep && dat_ep_get_status(e->ep, &state, NULL, NULL) ==
+			DAT_SUCCESS && state != DAT_EP_STATE_DISCONNECTED &&
+	       state != DAT_EP_STATE_UNCONNECTED;
+}
+
 /*
- * The end of an endpoint: the server disconnects first, the client
- * waits (a while) for it before its own disconnect (kdt_disconnect()).
+ * After a good test, let the peer disconnect first, for a while: OFA's
+ * uDAPL, which waits without bound for its disconnect event on each
+ * endpoint, was seen not to get it (for minutes) when a kDAPL peer had
+ * disconnected first, but gets it when it disconnects first itself. The
+ * server waits longer than the client: two kdapltests wait for each
+ * other only the client's time.
  */
+static void kdt_wait_peer_disconnect(struct kdt_thread *t)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned long end = jiffies + msecs_to_jiffies(ctx->is_server ?
+						       2 * KDT_PEER_DISC_MS :
+						       KDT_PEER_DISC_MS);
+	unsigned int n;
+
+	if (kdt_failed(ctx))
+		return;
+	for (n = 0; n < ctx->cmd.eps_per_thread; n++) {
+		while (kdt_ep_open(&t->eps[n]) && time_before(jiffies, end))
+			wait_event_timeout(t->eps[n].conn.wq, kdt_failed(ctx),
+					   HZ / 50);
+	}
+}
+
 static void kdt_ep_teardown(struct kdt_thread *t, struct kdt_ep *e)
 {
 	struct kdt_ctx *ctx = t->ctx;
-	DAT_EP_STATE state;
-	unsigned long end;
 	unsigned int i;
 
-	if (e->ep && !ctx->is_server && !kdt_failed(ctx)) {
-		end = jiffies + msecs_to_jiffies(KDT_PEER_DISC_MS);
-		while (time_before(jiffies, end)) {
-			if (dat_ep_get_status(e->ep, &state, NULL, NULL) !=
-			    DAT_SUCCESS || state == DAT_EP_STATE_DISCONNECTED ||
-			    state == DAT_EP_STATE_UNCONNECTED)
-				break;
-			wait_event_timeout(e->conn.wq, kdt_failed(ctx),
-					   HZ / 50);
-		}
-	}
 	kdt_disconnect(ctx, e->ep, &e->conn);
 	if (e->psp)
 		dat_psp_free(e->psp);
@@ -980,6 +997,7 @@ static void kdt_thread_teardown(struct kdt_thread *t)
 
 	if (!t->eps)
 		return;
+	kdt_wait_peer_disconnect(t);
 	for (n = 0; n < t->ctx->cmd.eps_per_thread; n++)
 		kdt_ep_teardown(t, &t->eps[n]);
 	if (t->pz)
