@@ -205,7 +205,7 @@ kw_duplicate() {
 }
 kw_unload_reload() {
 	rmmod kiwarp &&
-	! rdma link show | grep -q '^link kw' &&
+	! rdma link show | grep -q '^link kw'
 	[ ! -e /sys/kernel/debug/kiwarp ] &&
 	insmod "$MODDIR/kiwarp.ko" &&
 	add_kiwarp_device
@@ -274,5 +274,93 @@ kdapl_rping_suites() {
 		ktap_case fail rping_client_against_ssp "exit $rc" \
 			"$(tail -n 5 /tmp/krping-c.log | tr '\n' '|')"
 	fi
+	ktap_end
+}
+
+# kiwarp_rping_suites: plain kernel rdma_cm endpoints on kiwarp speaking
+# rping's protocol (kunit/kiwarp_rping_test.c) against userspace rping
+# on siwC (root namespace, 198.51.100.2); our side is kw0 (198.51.100.1,
+# namespace b). rping -c retries until the first KUnit case listens;
+# rping -s waits for the second. Then suite kiwarp_rping_userspace with
+# rping's own verdicts (exit status, -V, every round). Needs kiwarp and
+# kw0..kw2.
+kiwarp_rping_suites() {
+	local spid cpid rs=0 rc=0 n=$KDAPL_RPING_COUNT
+	rping -s -a "$KW_B_ADDR" -p 7176 -C "$n" -S 64 -V \
+		>/tmp/kwrping-s.log 2>&1 &
+	spid=$!
+	(
+		i=0
+		while [ $i -lt 400 ]; do
+			if timeout 120 rping -c -a "$KW_A_ADDR" -p 7177 \
+				-C "$n" -S 64 -V -v >/tmp/kwrping-c.log 2>&1; then
+				exit 0
+			fi
+			i=$((i + 1))
+			sleep 0.3
+		done
+		exit 1
+	) &
+	cpid=$!
+	if insmod "$MODDIR/kiwarp_rping_test.ko" count="$n" \
+		port_server=7176 port_listen=7177; then
+		cat /sys/kernel/debug/kunit/kiwarp_rping/results >>"$RESULTS"
+		rmmod kiwarp_rping_test
+	else
+		echo "kdapl-guest: insmod kiwarp_rping_test failed"
+	fi
+	sleep 1
+	kill "$spid" "$cpid" 2>/dev/null
+	wait "$spid" || rs=$?
+	wait "$cpid" || rc=$?
+	ktap_suite kiwarp_rping_userspace 2
+	if [ $rs -eq 0 ]; then
+		ktap_case ok rping_server_against_kiwarp_client
+	else
+		ktap_case fail rping_server_against_kiwarp_client "exit $rs" \
+			"$(tail -n 5 /tmp/kwrping-s.log | tr '\n' '|')"
+	fi
+	if [ $rc -eq 0 ] &&
+		[ "$(grep -c 'ping data' /tmp/kwrping-c.log)" -eq "$n" ]; then
+		ktap_case ok rping_client_against_kiwarp_server
+	else
+		ktap_case fail rping_client_against_kiwarp_server "exit $rc" \
+			"$(tail -n 5 /tmp/kwrping-c.log | tr '\n' '|')"
+	fi
+	ktap_end
+}
+
+# Suite kiwarp_unload_live: kdapl_demo holds a connection between kw1
+# and kw2 (two IAs, two connected EPs), then kiwarp is unloaded under
+# it: module exit unregisters the devices, ib_core has kdapl release
+# them (its EPs see the device removal), nothing is left. Needs kdapl,
+# kiwarp, kw1 and kw2; kiwarp is gone afterwards.
+kw_live_eps() {
+	[ "$(grep -c " CONNECTED " /sys/kernel/debug/kdapl/eps)" -eq "$1" ] ||
+		{ cat /sys/kernel/debug/kdapl/eps; false; }
+}
+kw_gone() {
+	! grep -q '^kiwarp ' /proc/modules &&
+	[ ! -e /sys/kernel/debug/kiwarp ] &&
+	! rdma link show | grep -q '^link kw'
+}
+kw_gone_consumers_told() {
+	sleep 2
+	kw_gone && kw_live_eps 0
+}
+kw_demo_unloads() {
+	rmmod kdapl_demo &&
+	dmesg | tail -n 50 | grep -q "kdapl_demo: connection already down" &&
+	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]
+}
+kiwarp_unload_live_suite() {
+	ktap_suite kiwarp_unload_live 5
+	ktap_check demo_connected_kw1_kw2 insmod "$MODDIR/kdapl_demo.ko" \
+		ia_a=kw1 ia_b=kw2 addr_b="$KW2_ADDR" port=7952 count=20
+	ktap_check two_connected_eps kw_live_eps 2
+	ktap_check rmmod_kiwarp_with_live_connections timeout 60 \
+		busybox rmmod kiwarp
+	ktap_check kiwarp_gone_consumers_told kw_gone_consumers_told
+	ktap_check demo_unloads_after_removal kw_demo_unloads
 	ktap_end
 }

@@ -128,7 +128,12 @@ run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 
 # --- kdapl_rping + rping_userspace: socket extensions vs rping on siw ----
 kdapl_rping_suites
-rmmod kiwarp
+
+# --- kiwarp_rping + kiwarp_rping_userspace: rping's protocol on kiwarp ----
+kiwarp_rping_suites
+
+# --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
+kiwarp_unload_live_suite
 rmmod kdapl
 
 # A leak anywhere in the run shows up on the console for the host parser
