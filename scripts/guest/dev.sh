@@ -20,7 +20,10 @@ fi
 if grep -q '^kiwarp_rping_test' "$KDAPL_RUN/only"; then
 	kiwarp_rping_suites
 fi
-# "guest:kiwarp_unload_live" on the command line: that shell suite.
+# "guest:kiwarp_wire_user", "guest:kiwarp_unload_live": shell suites.
+if grep -q '^guest kiwarp_wire_user' "$KDAPL_RUN/only"; then
+	kiwarp_wire_user_suite
+fi
 if grep -q '^guest kiwarp_unload_live' "$KDAPL_RUN/only"; then
 	kiwarp_unload_live_suite
 fi

@@ -364,3 +364,22 @@ kiwarp_unload_live_suite() {
 	ktap_check demo_unloads_after_removal kw_demo_unloads
 	ktap_end
 }
+
+# Suite kiwarp_wire_user: the userspace malformed-frame peer
+# (tools/wirepeer, built by the host stage) on a plain TCP socket in the
+# root namespace against kiwarp_wire_target.ko's listener on kw0; the
+# peer prints the suite's KTAP itself. Needs kiwarp and kw0.
+WIREPEER=$KDAPL_SRC/build/tools/wirepeer/kiwarp-wirepeer
+kiwarp_wire_user_suite() {
+	if [ ! -x "$WIREPEER" ] ||
+		! insmod "$MODDIR/kiwarp_wire_target.ko"; then
+		ktap_suite kiwarp_wire_user 1
+		ktap_case fail wirepeer_started "no $WIREPEER or insmod failed"
+		ktap_end
+		return
+	fi
+	timeout 600 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 >>"$RESULTS" ||
+		echo "kdapl-guest: kiwarp-wirepeer exit $?"
+	cat /sys/kernel/debug/kiwarp_wire_target/conns
+	rmmod kiwarp_wire_target
+}

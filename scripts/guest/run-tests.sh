@@ -132,6 +132,9 @@ kdapl_rping_suites
 # --- kiwarp_rping + kiwarp_rping_userspace: rping's protocol on kiwarp ----
 kiwarp_rping_suites
 
+# --- kiwarp_wire_user: malformed frames from a userspace peer ------------
+kiwarp_wire_user_suite
+
 # --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
 kiwarp_unload_live_suite
 rmmod kdapl
