@@ -20,6 +20,11 @@
  *   interop_rping_siw_server  our kernel client on kw0 against rping -s
  *   ours_ours_rping[_crc]     our client on kw1, our server on kw2 (a
  *                             kthread), MPA CRC off and on
+ *   ours_ours_rping_ipv6      the same over IPv6 (2001:db8:4::/64),
+ *                             kw2 connecting to kw1
+ *   interop_ipv6_*_rping      kw0 (2001:db8:2::1) and siwC (::2), each
+ *                             one the server once (server first in the
+ *                             name), the second with CRC
  *
  * rping's exchange, per round: the client SENDs a 16 byte struct
  * rping_info (big endian address, rkey, length) of its source buffer;
@@ -38,7 +43,6 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/inet.h>
-#include <linux/inetdevice.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -63,10 +67,9 @@ static int port_listen = 7177;
 module_param(port_listen, int, 0444);
 MODULE_PARM_DESC(port_listen, "our port on kw0, for rping -c");
 
+#define KW0_NETDEV	"veth2"
 #define KW0_ADDR	"198.51.100.1"
 #define SIWC_ADDR	"198.51.100.2"
-#define KW1_ADDR	"203.0.113.1"
-#define KW2_ADDR	"203.0.113.2"
 #define OURS_PORT	7178
 #define BUF_LEN		4096	/* start at 0, rw at RW_OFF */
 #define RW_OFF		2048
@@ -139,14 +142,14 @@ static bool rp_wait_ev(struct rp_ep *e, int ev, unsigned long tmo)
 	return wait_event_timeout(e->wq, test_bit(ev, &e->events), tmo) > 0;
 }
 
-static struct net *rp_find_net(const char *addr)
+/* The namespace holding the netdev @ifname. */
+static struct net *rp_find_net(const char *ifname)
 {
 	struct net *net, *found = NULL;
-	__be32 a = in_aton(addr);
 
 	rtnl_lock();
 	for_each_net(net) {
-		if (__ip_dev_find(net, a, false)) {
+		if (__dev_get_by_name(net, ifname)) {
 			found = get_net(net);
 			break;
 		}
@@ -155,12 +158,16 @@ static struct net *rp_find_net(const char *addr)
 	return found;
 }
 
-static void rp_addr(struct sockaddr_in *sin, const char *ip, int port)
+/* @ip (IPv4 or IPv6) and @port as a socket address. */
+static int rp_addr(struct rp_ep *e, struct sockaddr_storage *ss,
+		   const char *ip, int port)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = in_aton(ip);
+	char p[8];
+
+	snprintf(p, sizeof(p), "%d", port);
+	if (inet_pton_with_scope(e->net, AF_UNSPEC, ip, p, ss))
+		return rp_fail(e, -EINVAL, "address");
+	return 0;
 }
 
 static int rp_post_recv(struct rp_ep *e)
@@ -485,9 +492,12 @@ static int rp_listen_accept(struct rp_ep *e, const char *ip, int port,
 			    unsigned long tmo)
 {
 	struct rdma_conn_param cp;
-	struct sockaddr_in sin;
+	struct sockaddr_storage sin;
 	int ret;
 
+	ret = rp_addr(e, &sin, ip, port);
+	if (ret)
+		return ret;
 	e->lid = rdma_create_id(e->net, rp_cm_handler, e, RDMA_PS_TCP,
 				IB_QPT_RC);
 	if (IS_ERR(e->lid)) {
@@ -495,7 +505,6 @@ static int rp_listen_accept(struct rp_ep *e, const char *ip, int port,
 		e->lid = NULL;
 		return rp_fail(e, ret, "listen id");
 	}
-	rp_addr(&sin, ip, port);
 	ret = rdma_bind_addr(e->lid, (struct sockaddr *)&sin);
 	if (!ret)
 		ret = rdma_listen(e->lid, 1);
@@ -522,14 +531,16 @@ static int rp_connect_once(struct rp_ep *e, const char *ip, int port)
 {
 	struct rdma_conn_param cp;
 	struct rdma_cm_id *id;
-	struct sockaddr_in sin;
+	struct sockaddr_storage sin;
 	int ret;
 
+	ret = rp_addr(e, &sin, ip, port);
+	if (ret)
+		return ret;
 	id = rdma_create_id(e->net, rp_cm_handler, e, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return rp_fail(e, PTR_ERR(id), "client id");
 	e->id = id;
-	rp_addr(&sin, ip, port);
 	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 5000);
 	if (ret || !rp_wait_ev(e, RDMA_CM_EVENT_ADDR_RESOLVED, EV_TMO))
 		return rp_fail(e, ret, "address resolution");
@@ -621,15 +632,15 @@ static void rp_check_ours(struct kunit *test, struct rp_ep *e, bool crc)
 }
 
 static struct rp_ep *rp_new(struct kunit *test, const char *name,
-			    const char *addr)
+			    const char *netdev)
 {
 	struct rp_ep *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->name = name;
 	init_waitqueue_head(&e->wq);
-	e->net = rp_find_net(addr);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, e->net, "no namespace has %s", addr);
+	e->net = rp_find_net(netdev);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, e->net, "no namespace has %s", netdev);
 	return e;
 }
 
@@ -642,7 +653,7 @@ static void rp_free(struct rp_ep *e)
 /* rping -c on siwC connects to our kernel server on kw0. */
 static void interop_rping_siw_client(struct kunit *test)
 {
-	struct rp_ep *e = rp_new(test, "kw0 server", KW0_ADDR);
+	struct rp_ep *e = rp_new(test, "kw0 server", KW0_NETDEV);
 	int ret;
 
 	ret = rp_listen_accept(e, KW0_ADDR, port_listen, ACCEPT_TMO);
@@ -659,7 +670,7 @@ static void interop_rping_siw_client(struct kunit *test)
 /* Our kernel client on kw0 against rping -s on siwC. */
 static void interop_rping_siw_server(struct kunit *test)
 {
-	struct rp_ep *e = rp_new(test, "kw0 client", KW0_ADDR);
+	struct rp_ep *e = rp_new(test, "kw0 client", KW0_NETDEV);
 	int ret;
 
 	ret = rp_connect(e, SIWC_ADDR, port_server);
@@ -678,14 +689,29 @@ static void interop_rping_siw_server(struct kunit *test)
 	rp_free(e);
 }
 
-/* The kthread of the ours_ours server (kw2). */
+/* One end of a kernel-to-kernel case: device, its netdev, address. */
+struct rp_side {
+	const char *dev;
+	const char *netdev;
+	const char *ip;
+};
+
+static const struct rp_side kw1_v4 = { "kw1", "veth4", "203.0.113.1" };
+static const struct rp_side kw2_v4 = { "kw2", "veth5", "203.0.113.2" };
+static const struct rp_side kw1_v6 = { "kw1", "veth4", "2001:db8:4::1" };
+static const struct rp_side kw2_v6 = { "kw2", "veth5", "2001:db8:4::2" };
+static const struct rp_side kw0_v6 = { "kw0", "veth2", "2001:db8:2::1" };
+static const struct rp_side siwc_v6 = { "siwC", "veth3", "2001:db8:2::2" };
+
+/* The server of a kernel-to-kernel case, on a kthread. */
 struct rp_srv {
 	struct rp_ep *e;
-	bool crc;
+	const struct rp_side *side;
 	int ret;
+	char dev[IB_DEVICE_NAME_MAX];
+	bool ours;		/* a kiwarp QP: then qp_crc and terms */
 	bool qp_crc;
 	u32 terms;
-	struct completion listening;
 	struct completion done;
 };
 
@@ -693,31 +719,37 @@ static int rp_srv_thread(void *arg)
 {
 	struct rp_srv *s = arg;
 	struct rp_ep *e = s->e;
-	struct kiwarp_qp *qp;
+	struct kiwarp_qp *qp = NULL;
 
-	complete(&s->listening);
-	s->ret = rp_listen_accept(e, KW2_ADDR, OURS_PORT, EV_TMO * 2);
+	s->ret = rp_listen_accept(e, s->side->ip, OURS_PORT, EV_TMO * 2);
 	if (!s->ret) {
-		qp = to_kqp(e->id->qp);
-		s->qp_crc = qp->crc;
+		strscpy(s->dev, dev_name(&e->id->device->dev),
+			sizeof(s->dev));
+		s->ours = e->id->device->ops.driver_id == RDMA_DRIVER_UNKNOWN;
+		if (s->ours) {
+			qp = to_kqp(e->id->qp);
+			s->qp_crc = qp->crc;
+		}
 		s->ret = rp_server(e);
-		s->terms = qp->stats.terms_sent + qp->stats.terms_rcvd;
+		if (qp)
+			s->terms = qp->stats.terms_sent + qp->stats.terms_rcvd;
 	}
 	kthread_complete_and_exit(&s->done, 0);
 }
 
-static void ours_ours_run(struct kunit *test, bool crc)
+/* A kernel server on @ss, a kernel client on @cs; kiwarp asks for @crc. */
+static void pair_run(struct kunit *test, const struct rp_side *ss,
+		     const struct rp_side *cs, bool crc)
 {
-	struct rp_ep *cli = rp_new(test, "kw1 client", KW1_ADDR);
+	struct rp_ep *cli = rp_new(test, cs->dev, cs->netdev);
 	struct rp_srv *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	bool old_crc = READ_ONCE(kiwarp_mpa_crc);
 	struct task_struct *t;
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->e = rp_new(test, "kw2 server", KW2_ADDR);
-	s->crc = crc;
-	init_completion(&s->listening);
+	s->e = rp_new(test, ss->dev, ss->netdev);
+	s->side = ss;
 	init_completion(&s->done);
 	WRITE_ONCE(kiwarp_mpa_crc, crc);
 	t = kthread_run(rp_srv_thread, s, "kiwarp_rping_srv");
@@ -728,20 +760,27 @@ static void ours_ours_run(struct kunit *test, bool crc)
 		KUNIT_FAIL(test, "kthread %ld", PTR_ERR(t));
 		return;
 	}
-	wait_for_completion(&s->listening);
-	ret = rp_client(cli, KW2_ADDR, OURS_PORT);
+	/* rp_connect() retries until the server listens. */
+	ret = rp_client(cli, ss->ip, OURS_PORT);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", cli->err);
-	if (!ret)
-		rp_check_ours(test, cli, crc);
-	else if (cli->id)
+	if (!ret) {
+		KUNIT_EXPECT_STREQ(test, dev_name(&cli->id->device->dev),
+				   cs->dev);
+		if (cli->id->device->ops.driver_id == RDMA_DRIVER_UNKNOWN)
+			rp_check_ours(test, cli, crc);
+	} else if (cli->id) {
 		rdma_disconnect(cli->id);	/* the server stops waiting */
+	}
 	/* The server ends by itself: its waits are bounded. */
 	wait_for_completion(&s->done);
 	WRITE_ONCE(kiwarp_mpa_crc, old_crc);
 	KUNIT_EXPECT_EQ_MSG(test, s->ret, 0, "%s", s->e->err);
 	if (!s->ret) {
-		KUNIT_EXPECT_EQ(test, s->qp_crc, crc);
-		KUNIT_EXPECT_EQ(test, s->terms, 0U);
+		KUNIT_EXPECT_STREQ(test, s->dev, ss->dev);
+		if (s->ours) {
+			KUNIT_EXPECT_EQ(test, s->qp_crc, crc);
+			KUNIT_EXPECT_EQ(test, s->terms, 0U);
+		}
 	}
 	rp_free(cli);
 	rp_free(s->e);
@@ -749,12 +788,28 @@ static void ours_ours_run(struct kunit *test, bool crc)
 
 static void ours_ours_rping(struct kunit *test)
 {
-	ours_ours_run(test, false);
+	pair_run(test, &kw2_v4, &kw1_v4, false);
 }
 
 static void ours_ours_rping_crc(struct kunit *test)
 {
-	ours_ours_run(test, true);
+	pair_run(test, &kw2_v4, &kw1_v4, true);
+}
+
+/* IPv6 through iw_cm: kiwarp both ends, then against siw both ways. */
+static void ours_ours_rping_ipv6(struct kunit *test)
+{
+	pair_run(test, &kw1_v6, &kw2_v6, false);
+}
+
+static void interop_ipv6_ours_siw_rping(struct kunit *test)
+{
+	pair_run(test, &kw0_v6, &siwc_v6, false);
+}
+
+static void interop_ipv6_siw_ours_rping(struct kunit *test)
+{
+	pair_run(test, &siwc_v6, &kw0_v6, true);
 }
 
 static int rp_suite_init(struct kunit_suite *suite)
@@ -771,6 +826,9 @@ static struct kunit_case kiwarp_rping_cases[] = {
 	KUNIT_CASE(interop_rping_siw_server),
 	KUNIT_CASE(ours_ours_rping),
 	KUNIT_CASE(ours_ours_rping_crc),
+	KUNIT_CASE(ours_ours_rping_ipv6),
+	KUNIT_CASE(interop_ipv6_ours_siw_rping),
+	KUNIT_CASE(interop_ipv6_siw_ours_rping),
 	{}
 };
 

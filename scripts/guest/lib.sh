@@ -143,13 +143,18 @@ show_debugfs() {
 # always uses its netdev's namespace.
 KW_A_ADDR=198.51.100.1
 KW_B_ADDR=198.51.100.2
+# IPv6 through iw_cm (kunit/kiwarp_rping_test.c)
+KW_A_ADDR6=2001:db8:2::1
+KW_B_ADDR6=2001:db8:2::2
 
 setup_kiwarp_hosts() {
 	ip link add veth2 type veth peer name veth3 &&
 	ip link set veth2 netns b &&
 	ip netns exec b ip addr add "$KW_A_ADDR/24" dev veth2 &&
 	ip netns exec b ip link set veth2 up &&
+	ip netns exec b ip -6 addr add "$KW_A_ADDR6/64" dev veth2 nodad &&
 	ip addr add "$KW_B_ADDR/24" dev veth3 &&
+	ip -6 addr add "$KW_B_ADDR6/64" dev veth3 nodad &&
 	ip link set veth3 up &&
 	rdma link add siwC type siw netdev veth3 &&
 	setup_kiwarp_pair
