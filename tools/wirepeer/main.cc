@@ -15,7 +15,9 @@
 // connection closed - and then, from debugfs: the QP in ERROR, the
 // TERMINATEs counted, the canaries around the region and the receive
 // buffers intact and, where the frame was refused before placement,
-// the region untouched. The result is KTAP on stdout, one case each.
+// the region untouched. One valid case first: an RDMA Read over a small
+// MSS, whose Read Response FPDUs must each fit it. The result is KTAP on
+// stdout, one case each.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -101,7 +103,7 @@ ConnLine WaitConn(unsigned port, const std::function<bool(const ConnLine &)> &pr
 
 class Sock {
 public:
-	Sock()
+	explicit Sock(int mss = 0)
 	{
 		fd = socket(AF_INET, SOCK_STREAM, 0);
 		Require(fd >= 0, "socket: " + std::string(strerror(errno)));
@@ -110,6 +112,9 @@ public:
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (mss)
+			setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss,
+				   sizeof(mss));
 	}
 	~Sock() { close(fd); }
 	Sock(const Sock &) = delete;
@@ -292,6 +297,67 @@ void FpduCase(bool crc,
 			"bytes placed in the region");
 }
 
+// Not malformed: a valid RDMA Read of the whole region over a connection
+// whose MSS we made small (TCP_MAXSEG): every Read Response FPDU must
+// fit the MSS, carry the next bytes of the sink, and the last one the L
+// flag; the region bytes are the target's zeros.
+void ReadWithinMss()
+{
+	constexpr int kMss = 536;
+	constexpr u32 kSink = 0x7700, kSinkTo = 0x10000;
+	Sock s(kMss);
+	bool crc = MpaConnect(s, false);
+	ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("ready") == "1" && l.get("state") == "RTS";
+	}, "the target's MR");
+	ddp_hdr h{};
+	std::uint32_t len = static_cast<std::uint32_t>(c.num("len"));
+	std::uint32_t got = 0, fpdus = 0;
+
+	h.opcode = RDMAP_READ_REQ;
+	h.last = true;
+	h.msn = 1;
+	h.sink_stag = kSink;
+	h.sink_to = kSinkTo;
+	h.read_size = len;
+	h.src_stag = static_cast<u32>(c.num("stag"));
+	h.src_to = c.num("to");
+	s.Send(wirepeer::Fpdu(h, 0, false));
+	for (bool last = false; !last;) {
+		std::vector<std::uint8_t> f = ReadFpdu(s);
+		const u8 *u;
+		u16 ulen;
+		ddp_hdr r{};
+		ddp_err err{};
+
+		Require(!f.empty(), "connection ended after " +
+			std::to_string(got) + " bytes");
+		Require(f.size() <= kMss, "FPDU of " + std::to_string(f.size()) +
+			" bytes over an MSS of " + std::to_string(kMss));
+		Require(mpa_fpdu_decode(f.data(), f.size(), crc, 0xffff, &u,
+					&ulen) > 0, "bad FPDU");
+		int hl = ddp_hdr_decode(u, ulen, &r, &err);
+
+		Require(hl > 0 && r.opcode == RDMAP_READ_RESP,
+			"not a Read Response");
+		Require(r.stag == kSink && r.to == kSinkTo + got,
+			"Read Response at the wrong sink place");
+		for (int i = hl; i < ulen; i++)
+			Require(u[i] == 0, "Read Response data not the region's");
+		got += ulen - hl;
+		fpdus++;
+		last = r.last;
+	}
+	Require(got == len, "read " + std::to_string(got) + " of " +
+		std::to_string(len) + " bytes");
+	Require(fpdus >= len / kMss, "only " + std::to_string(fpdus) +
+		" FPDUs");
+	c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("state") == "RTS";
+	}, "the QP still in RTS");
+	Require(c.num("terms_sent") == 0, "a TERMINATE was sent");
+}
+
 ddp_hdr Tagged(const ConnLine &c, std::uint64_t to)
 {
 	ddp_hdr h{};
@@ -326,6 +392,7 @@ struct Case {
 std::vector<Case> Cases()
 {
 	return {
+	{"read_responses_within_mss", ReadWithinMss},
 	{"mpa_bad_key", [] {
 		MpaCase(wirepeer::MpaRequest(MPA_REVISION_2, false, false, 4,
 					     "MPA ID Rep Frame"), false);
