@@ -369,7 +369,8 @@ static void check_cport(struct kunit *test, struct rdma_cm_id *cid,
 	if (qp->sock)
 		kernel_getsockname(qp->sock, (struct sockaddr *)&wire);
 	mutex_unlock(&qp->conn_lock);
-	KUNIT_EXPECT_EQ(test, wire.sin_addr.s_addr, in_aton(cside->ip));
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wire.sin_addr.s_addr),
+			be32_to_cpu(in_aton(cside->ip)));
 	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), 0);
 	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), cport);
 }
