@@ -11,7 +11,8 @@
  * the MPA Request, read the Reply, bind the socket to the QP (RTS) and
  * report IW_CM_EVENT_CONNECT_REPLY - exactly once, with an error status
  * on any failure (a reject gives -ECONNREFUSED with its private data, a
- * TCP failure -ETIMEDOUT if unreachable, else -ECONNABORTED).
+ * TCP failure -ETIMEDOUT if unreachable or not connected within 10 s,
+ * else -ECONNABORTED; the TCP error is logged unless it is a refusal).
  *
  * Passive side (iw_create_listen): one listening socket per address of
  * the netdev (a wildcard listen never takes connections for other
@@ -536,13 +537,22 @@ static void kiwarp_connect_work(struct work_struct *work)
 			     kiwarp_addr_len(&id->m_remote_addr), 0);
 	if (ret) {
 		/*
-		 * TCP failed. rdma_cm reads -ECONNREFUSED as the remote
-		 * consumer's reject: report an unreachable host as
-		 * -ETIMEDOUT (UNREACHABLE) and anything else, a refused
-		 * connection included, as -ECONNABORTED (CONNECT_ERROR).
+		 * TCP failed. Anything but nobody listening is worth a line
+		 * (a flaky test run needs the real error). rdma_cm reads
+		 * -ECONNREFUSED as the remote consumer's reject: report an
+		 * unreachable host or a handshake not done within the send
+		 * timeout (-EINPROGRESS) as -ETIMEDOUT (UNREACHABLE) and
+		 * anything else, a refused connection included, as
+		 * -ECONNABORTED (CONNECT_ERROR).
 		 */
+		if (ret != -ECONNREFUSED)
+			ibdev_info_ratelimited(&cep->kdev->ibdev,
+					       "TCP connect %pISpc -> %pISpc: %d\n",
+					       &id->m_local_addr,
+					       &id->m_remote_addr, ret);
 		ret = (ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
-		       ret == -ENETUNREACH) ? -ETIMEDOUT : -ECONNABORTED;
+		       ret == -ENETUNREACH || ret == -EINPROGRESS) ?
+		      -ETIMEDOUT : -ECONNABORTED;
 		goto fail;
 	}
 
