@@ -41,6 +41,7 @@
 #define BENCH_CREDIT_EVERY	8	/* passive end returns credits per */
 #define BENCH_CREDIT_RECVS	16	/* active end's credit receives */
 #define BENCH_CREDIT_LEN	8
+#define BENCH_HELLO_LEN		64
 
 enum bench_test {
 	BT_SETUP,	/* waiting for the passive end's hello */
@@ -119,7 +120,7 @@ struct bench_end {
 struct bench_dconn {
 	struct bench_drun *run;
 	struct bench_end a, b;
-	spinlock_t lock;
+	spinlock_t lock;	/* the counters below; see above */
 	u32 inflight;
 	u64 bytes;
 	u64 ops;
@@ -208,6 +209,7 @@ int bench_dat_serve(const char *ia, u16 port)
 	    dat_psp_create(s->ia, port, s->cr, DAT_PSP_CONSUMER_FLAG,
 			   &s->psp) != DAT_SUCCESS) {
 		srv_free(s);
+		pr_warn("serve %s port %u failed\n", ia, port);
 		return -EIO;
 	}
 	return 0;
@@ -238,6 +240,15 @@ static DAT_LMR_TRIPLET trip(struct bench_end *e, size_t off, size_t len)
 }
 
 static const DAT_DTO_COOKIE no_cookie = { .as_64 = 0 };
+
+/* A failed DAT call: say which and with what, as -EIO. */
+#define dat_fail(what, ret) \
+	({ pr_warn("%s: %s failed: %#x\n", __func__, what, (u32)(ret)); -EIO; })
+
+static int dat_chk(const char *what, DAT_RETURN ret)
+{
+	return ret == DAT_SUCCESS ? 0 : dat_fail(what, ret);
+}
 
 /* One data operation of the active end; conn->lock held. */
 static int post_one(struct bench_dconn *c)
@@ -291,6 +302,8 @@ static void refill(struct bench_dconn *c)
 
 static void run_fail(struct bench_drun *r, int status)
 {
+	pr_warn_ratelimited("run failed in %ps: %d\n",
+			    __builtin_return_address(0), status);
 	if (atomic_cmpxchg(&r->err, 0, status ?: -EIO) == 0)
 		complete(&r->done);
 }
@@ -439,6 +452,7 @@ static int end_mem(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 		   size_t len)
 {
 	DAT_REGION_DESCRIPTION rd;
+	DAT_RETURN ret;
 	DAT_VLEN reg;
 
 	e->len = len;
@@ -446,12 +460,13 @@ static int end_mem(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	if (!e->buf)
 		return -ENOMEM;
 	rd.for_va = e->buf;
-	if (dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz,
-			    DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
-			    DAT_MEM_OPTIMIZE_DONT_CARE, &e->lmr, &e->lctx,
-			    &e->rctx, &reg, &e->va) != DAT_SUCCESS) {
+	ret = dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz,
+			      DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
+			      DAT_MEM_OPTIMIZE_DONT_CARE, &e->lmr, &e->lctx,
+			      &e->rctx, &reg, &e->va);
+	if (ret != DAT_SUCCESS) {
 		e->lmr = DAT_HANDLE_NULL;
-		return -EIO;
+		return dat_fail("dat_lmr_kcreate", ret);
 	}
 	return 0;
 }
@@ -474,6 +489,7 @@ static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 		    size_t len)
 {
 	DAT_UPCALL_OBJECT up = { data, fn };
+	DAT_RETURN ret;
 	DAT_EP_ATTR attr = {
 		.service_type = DAT_SERVICE_TYPE_RC,
 		.max_recv_dtos = BENCH_RQ + BENCH_CREDIT_RECVS,
@@ -487,15 +503,15 @@ static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			    DAT_UPCALL_DISABLE, fn ? &up : NULL,
 			    DAT_EVD_DTO_FLAG, &e->dto) != DAT_SUCCESS) {
 		e->dto = DAT_HANDLE_NULL;
-		return -EIO;
+		return dat_fail("dat_evd_kcreate", 0);
 	}
 	err = end_mem(e, ia, pz, len);
 	if (err)
 		return err;
-	if (dat_ep_create(ia, pz, e->dto, e->dto, conn_evd, &attr,
-			  &e->ep) != DAT_SUCCESS) {
+	ret = dat_ep_create(ia, pz, e->dto, e->dto, conn_evd, &attr, &e->ep);
+	if (ret != DAT_SUCCESS) {
 		e->ep = DAT_HANDLE_NULL;
-		return -EIO;
+		return dat_fail("dat_ep_create", ret);
 	}
 	return 0;
 }
@@ -568,7 +584,7 @@ static int side_open(struct bench_side *s, const struct bench_cmd *cmd)
 			    NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_b) !=
 	    DAT_SUCCESS) {
 		s->conn_b = DAT_HANDLE_NULL;
-		return -EIO;
+		return dat_fail("side_open", 0);
 	}
 	return 0;
 }
@@ -589,16 +605,21 @@ static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
 	DAT_EVENT ev;
 	int err;
 
-	if (dat_ep_connect(ea, (struct sockaddr *)&s->sin, s->srv->port,
-			   5000000, 0, NULL, DAT_QOS_BEST_EFFORT,
-			   DAT_CONNECT_DEFAULT_FLAG) != DAT_SUCCESS)
-		return -EIO;
+	err = dat_chk("dat_ep_connect",
+		      dat_ep_connect(ea, (struct sockaddr *)&s->sin,
+				     s->srv->port, 5000000, 0, NULL,
+				     DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG));
+	if (err)
+		return err;
 	err = expect_ev(s->srv->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	if (err)
 		return err;
-	if (dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, eb,
-			  0, NULL) != DAT_SUCCESS)
-		return -EIO;
+	err = dat_chk("dat_cr_accept",
+		      dat_cr_accept(ev.event_data.cr_arrival_event_data
+				    .cr_handle, eb, 0, NULL));
+	if (err)
+		return err;
 	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_ESTABLISHED,
 				NULL);
@@ -609,8 +630,10 @@ static int disconnect_pair(struct bench_side *s, DAT_EP_HANDLE ea)
 {
 	int err;
 
-	if (dat_ep_disconnect(ea, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS)
-		return -EIO;
+	err = dat_chk("dat_ep_disconnect",
+		      dat_ep_disconnect(ea, DAT_CLOSE_GRACEFUL_FLAG));
+	if (err)
+		return err;
 	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED,
 				NULL);
@@ -644,44 +667,49 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 			      bench_upcall_b, c, len);
 	if (err)
 		return err;
-	/* The hello lands in the active end's buffer. */
-	t = trip(&c->a, 0, len);
-	if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
-		return -EIO;
-	for (i = 0; test == BT_SEND && i < BENCH_RQ; i++) {
-		t = trip(&c->b, 0, r->size);
-		if (dat_ep_post_recv(c->b.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			return -EIO;
-	}
-	if (test == BT_LAT) {
-		t = trip(&c->b, 0, r->size);
-		if (dat_ep_post_recv(c->b.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			return -EIO;
-	}
-	err = connect_pair(s, c->a.ep, c->b.ep);
+	/*
+	 * Receives posted before the connection must stay within one page of
+	 * the (vmalloc'd) LMR: one that crosses pages needs the LMR's
+	 * registration, posted with the first send-side operation (lmr.c).
+	 * The hello lands in the active end's first page.
+	 */
+	t = trip(&c->a, 0, BENCH_HELLO_LEN);
+	err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
+						     no_cookie, 0));
+	err = err ?: connect_pair(s, c->a.ep, c->b.ep);
 	if (err)
 		return err;
 	/*
 	 * The passive end's first send posts its LMR registration ahead of
-	 * it: once the hello arrived, its rkey is valid.
+	 * it: once the hello arrived, its rkey is valid, and so are its
+	 * receives posted after the hello. The active end sends nothing
+	 * before the hello arrived.
 	 */
 	reinit_completion(&r->done);
 	WRITE_ONCE(r->test, BT_SETUP);
-	t = trip(&c->b, 0, 8);
-	if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
-		return -EIO;
+	t = trip(&c->b, 0, BENCH_HELLO_LEN);
+	err = dat_chk("hello send", dat_ep_post_send(c->b.ep, 1, &t,
+						     no_cookie, 0));
+	for (i = 0; !err && i < (test == BT_SEND ? BENCH_RQ :
+				 test == BT_LAT ? 1 : 0); i++) {
+		t = trip(&c->b, 0, r->size);
+		err = dat_chk("passive recv", dat_ep_post_recv(c->b.ep, 1, &t,
+							       no_cookie, 0));
+	}
+	if (err)
+		return err;
 	if (!wait_for_completion_timeout(&r->done,
 					 msecs_to_jiffies(BENCH_WAIT_MS)))
 		return -ETIMEDOUT;
 	if (atomic_read(&r->err))
 		return atomic_read(&r->err);
+	/* Credit messages land in the page after the data. */
 	for (i = 0; test == BT_SEND && i < BENCH_CREDIT_RECVS; i++) {
 		t = trip(&c->a, r->size, BENCH_CREDIT_LEN);
-		if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			return -EIO;
+		err = dat_chk("credit recv", dat_ep_post_recv(c->a.ep, 1, &t,
+							      no_cookie, 0));
+		if (err)
+			return err;
 	}
 	c->credits = BENCH_RQ;
 	return 0;

@@ -273,7 +273,7 @@ static int tcp_stream(const struct bench_cmd *cmd, struct bench_tpeer *p,
 {
 	struct socket *sa;
 	ktime_t start, deadline;
-	u64 sent = 0, acked = 0;
+	u64 sent = 0, acked = 0, ns;
 	int err;
 
 	err = tcp_start(cmd, p, TCP_MODE_STREAM, &sa);
@@ -292,9 +292,9 @@ static int tcp_stream(const struct bench_cmd *cmd, struct bench_tpeer *p,
 		err = -EIO;
 	if (!err && acked != sent)
 		err = -EPROTO;
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	if (!err && report)
-		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL,
-			   ktime_to_ns(ktime_sub(ktime_get(), start)) ?: 1));
+		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL, ns ?: 1));
 	return tcp_stop(p, sa) ?: err;
 }
 

@@ -33,6 +33,7 @@ OURS="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7001"
 SIW="ia_a=siwA ia_b=siwB addr=$HOST_B_ADDR port=7002"
 TCP="addr=$KW2_ADDR port=7003"
 SCONN_PORT=7004
+VERBS_PORT=7005
 
 # bench <command...>: run one command, append its figures to $RAW.
 # ONLY (bench.conf), an extended regex, skips commands that do not match.
@@ -102,7 +103,8 @@ for s in $LAT_SIZES; do
 	bench dat test=lat $OURS $lat tag=ours.lat.$s
 	bench dat test=lat $SIW $lat tag=siw.lat.$s
 	bench tcp test=lat $TCP $lat tag=tcp.lat.$s
-	bench verbs test=lat $OURS $lat tag=ours.verbs.lat.$s
+	bench verbs test=lat ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR \
+		port=$VERBS_PORT $lat tag=ours.verbs.lat.$s
 done
 setup="reps=$REPS rounds=$SETUPS"
 bench dat test=conn $OURS $setup tag=ours.conn
