@@ -876,14 +876,15 @@ static int dat_conn_rate(const struct bench_cmd *cmd)
 {
 	struct bench_end ea = {}, eb = {};
 	struct bench_side s;
-	u64 ns;
-	ktime_t t;
+	u64 ns, ns_up;
+	ktime_t t, t1;
 	u32 rep, i;
 	int err;
 
 	err = side_open(&s, cmd);
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
 		ns = 0;
+		ns_up = 0;
 		for (i = 0; !err && i < cmd->rounds; i++) {
 			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
 				       PAGE_SIZE);
@@ -893,14 +894,22 @@ static int dat_conn_rate(const struct bench_cmd *cmd)
 				break;
 			t = ktime_get();
 			err = connect_pair(&s, ea.ep, eb.ep);
+			t1 = ktime_get();
 			err = err ?: disconnect_pair(&s, ea.ep);
 			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+			ns_up += ktime_to_ns(ktime_sub(t1, t));
 			end_close(&ea);
 			end_close(&eb);
 		}
-		if (!err && rep)
+		if (!err && rep) {
 			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
 								  ns));
+			/* where the time goes: mean connect and disconnect */
+			bench_emit(cmd->tag, "connect_us",
+				   div_u64(ns_up, cmd->rounds));
+			bench_emit(cmd->tag, "disconnect_us",
+				   div_u64(ns - ns_up, cmd->rounds));
+		}
 	}
 	end_close(&ea);
 	end_close(&eb);
@@ -944,8 +953,8 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 	struct net *net = bench_peer_net();
 	struct bench_side s;
 	DAT_EVENT ev;
-	u64 ns;
-	ktime_t t;
+	u64 ns, ns_up;
+	ktime_t t, t1;
 	u32 rep, i;
 	int err;
 
@@ -966,6 +975,7 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 	err = err ?: kernel_listen(ls, 8);
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
 		ns = 0;
+		ns_up = 0;
 		for (i = 0; !err && i < cmd->rounds; i++) {
 			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
 				       PAGE_SIZE);
@@ -1003,16 +1013,23 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 			err = err ?: expect_ev(s.conn_b,
 					       DAT_CONNECTION_EVENT_ESTABLISHED,
 					       NULL);
+			t1 = ktime_get();
 			err = err ?: disconnect_pair(&s, ea.ep);
 			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+			ns_up += ktime_to_ns(ktime_sub(t1, t));
 			dat_iw_ssp_free(ssp);
 			ssp = DAT_HANDLE_NULL;
 			end_close(&ea);
 			end_close(&eb);
 		}
-		if (!err && rep)
+		if (!err && rep) {
 			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
 								  ns));
+			bench_emit(cmd->tag, "connect_us",
+				   div_u64(ns_up, cmd->rounds));
+			bench_emit(cmd->tag, "disconnect_us",
+				   div_u64(ns - ns_up, cmd->rounds));
+		}
 	}
 out:
 	if (ssp) {

@@ -82,6 +82,7 @@ touch "$grun/out/results.ktap"
 	--expect guest_env --expect module_lifecycle --expect kdapl_demo \
 	--expect kiwarp_device --expect kdapl_device_removal \
 	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo \
+	--expect kdapl_bench_smoke \
 	--allowlist "$top/scripts/splat-allowlist" \
 	--qemu-status "$grc" $tmo | tee "$build/guest-report.txt"
 grep -E '^[0-9]+ passed, ' "$build/guest-report.txt" | tail -n 1 >>"$sumfile"

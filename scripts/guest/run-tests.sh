@@ -118,6 +118,9 @@ ktap_check unload_disconnects sh -c 'busybox rmmod kdapl_sockdemo &&
 	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]'
 ktap_end
 
+# --- kdapl_bench_smoke: make bench's module, one tiny run of each kind -----
+kdapl_bench_smoke_suite
+
 # --- kdapltest_interop: OFA dapltest against kdapltest.ko -----------------
 # Not in make check yet: under a loaded guest the OFA server's end-of-test
 # output came too late for the script's check (the transaction test itself

@@ -260,6 +260,8 @@ std::string unit_of(std::string_view figure)
 {
 	auto p = split(figure, '.');
 
+	if (figure.ends_with("_us"))
+		return "us";
 	if (p.size() >= 2 && (p[1] == "lat" ||
 			      (p.size() >= 3 && p[2] == "lat")))
 		return "us";
@@ -354,7 +356,17 @@ std::string table(const std::map<std::string, Stat> &st,
 				{"siw.conn", "siw ep_connect"},
 				{"tcp.conn", "tcp connect"}})
 		if (const Stat *s = find(st, k))
-			o << pad(label, 22) << cell(s) << "\n";
+		{
+			o << pad(label, 22) << pad(cell(s), w);
+			const Stat *up = find(st, std::string(k) + ".connect_us");
+			const Stat *dn = find(st, std::string(k) +
+					      ".disconnect_us");
+			if (up && dn)
+				o << " connect " << num(up->median, 0)
+				  << " us, disconnect " << num(dn->median, 0)
+				  << " us";
+			o << "\n";
+		}
 	o << "\nCompletion scaling (ours, RDMA WRITE): events/s, per-CPU events\n";
 	for (std::string m : {"on", "off"}) {
 		for (int n = 1; n <= 64; n *= 2) {

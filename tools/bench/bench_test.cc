@@ -118,6 +118,7 @@ TEST(Units, ByName)
 	EXPECT_EQ(unit_of("ours.lat.64.p99"), "us");
 	EXPECT_EQ(unit_of("ours.verbs.lat.64.median"), "us");
 	EXPECT_EQ(unit_of("ours.sconn"), "1/s");
+	EXPECT_EQ(unit_of("ours.sconn.connect_us"), "us");
 	EXPECT_EQ(unit_of("scale.on.2.events"), "events/s");
 	EXPECT_EQ(unit_of("scale.on.2.cpu1"), "events");
 	EXPECT_EQ(unit_of("scale.on.2"), "MB/s");
