@@ -125,6 +125,12 @@ for n in $SCALE_CONNS; do
 	bench dat test=write $OURS $common size=$SCALE_SIZE conns=$n \
 		tag=scale.off.$n
 done
+# The ping-pong again with every EVD on CPU 0: what cross-CPU dispatch
+# (an IPI per event) costs the DAT path next to raw verbs.
+for s in $LAT_SIZES; do
+	bench dat test=lat $OURS reps=$REPS rounds=$ROUNDS size=$s \
+		tag=ours1cpu.lat.$s
+done
 unload_stack
 rmmod kiwarp
 guest_marker done

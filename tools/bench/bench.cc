@@ -242,6 +242,8 @@ std::vector<Ratio> ratios(const std::map<std::string, Stat> &st)
 			add_ratio(rs, st, "dat/verbs lat " + ss + " " + q,
 				  "ours" + k, "ours.verbs" + k, tv,
 				  Cmp::at_most);
+			add_ratio(rs, st, "dat(cpus=0)/verbs lat " + ss + " " +
+				  q, "ours1cpu" + k, "ours.verbs" + k);
 		}
 	}
 	add_ratio(rs, st, "ours/siw conn", "ours.conn", "siw.conn");
@@ -338,13 +340,14 @@ std::string table(const std::map<std::string, Stat> &st,
 		}
 	}
 	o << "\nPing-pong round trip, us: median [min-max] of the runs\n";
-	o << pad("", 18) << pad("ours (DAT)", w) << pad("ours (verbs)", w)
-	  << pad("siw", w) << "kernel TCP\n";
+	o << pad("", 18) << pad("ours (DAT)", w) << pad("ours (DAT, cpus=0)", w)
+	  << pad("ours (verbs)", w) << pad("siw", w) << "kernel TCP\n";
 	for (long s : lat_sizes(st)) {
 		for (std::string q : {"median", "p99"}) {
 			std::string k = ".lat." + std::to_string(s) + "." + q;
 			o << pad(human_size(s) + " " + q, 18)
 			  << pad(cell(find(st, "ours" + k)), w)
+			  << pad(cell(find(st, "ours1cpu" + k)), w)
 			  << pad(cell(find(st, "ours.verbs" + k)), w)
 			  << pad(cell(find(st, "siw" + k)), w)
 			  << cell(find(st, "tcp" + k)) << "\n";
