@@ -42,6 +42,9 @@
 #define BENCH_CREDIT_RECVS	16	/* active end's credit receives */
 #define BENCH_CREDIT_LEN	8
 #define BENCH_HELLO_LEN		64
+#define BENCH_CTL_PAGES		2
+#define BENCH_CREDIT_OFF	BENCH_HELLO_LEN	/* in ctl page 0 */
+#define BENCH_PONG_OFF		PAGE_SIZE	/* ctl page 1 */
 
 enum bench_test {
 	BT_SETUP,	/* waiting for the passive end's hello */
@@ -79,25 +82,39 @@ static struct bench_srv bench_srvs[BENCH_MAX_SERVERS];
 struct bench_drun;
 
 /**
- * struct bench_end - one end of a benchmark connection
- * @dto: its DTO EVD (upcalls to bench_upcall_a/b with the connection)
- * @ep: its endpoint
- * @buf: its registered memory (vmalloc'd), @len bytes
+ * struct bench_mem - registered memory of one end
+ * @buf: @len bytes, vmalloc'd (page aligned)
  * @len: size of @buf
  * @lmr: the LMR over @buf
  * @lctx: @lmr's lmr_context
  * @rctx: @lmr's rmr_context, used by the peer
  * @va: @buf's address in the LMR
  */
-struct bench_end {
-	DAT_EVD_HANDLE dto;
-	DAT_EP_HANDLE ep;
+struct bench_mem {
 	u8 *buf;
 	size_t len;
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_CONTEXT lctx;
 	DAT_RMR_CONTEXT rctx;
 	DAT_VADDR va;
+};
+
+/**
+ * struct bench_end - one end of a benchmark connection
+ * @dto: its DTO EVD (upcalls to bench_upcall_a/b with the connection)
+ * @ep: its endpoint
+ * @data: the messages: RDMA source/sink, SEND source, echo buffer
+ * @ctl: BENCH_CTL_PAGES: page 0 the hello and credit messages, page 1
+ *	the active end's ping-pong receive
+ *
+ * Two LMRs: one LMR is limited to the device's fast-registration page
+ * list (256 pages on kiwarp and siw), which 1 MiB of data fills.
+ */
+struct bench_end {
+	DAT_EVD_HANDLE dto;
+	DAT_EP_HANDLE ep;
+	struct bench_mem data;
+	struct bench_mem ctl;
 };
 
 /**
@@ -229,11 +246,11 @@ void bench_dat_unserve(void)
 			srv_free(&bench_srvs[i]);
 }
 
-static DAT_LMR_TRIPLET trip(struct bench_end *e, size_t off, size_t len)
+static DAT_LMR_TRIPLET trip(struct bench_mem *m, size_t off, size_t len)
 {
 	DAT_LMR_TRIPLET t = {
-		.lmr_context = e->lctx,
-		.virtual_address = e->va + off,
+		.lmr_context = m->lctx,
+		.virtual_address = m->va + off,
 		.segment_length = len,
 	};
 	return t;
@@ -255,11 +272,11 @@ static int post_one(struct bench_dconn *c)
 {
 	struct bench_drun *r = c->run;
 	DAT_RMR_TRIPLET rt = {
-		.rmr_context = c->b.rctx,
-		.virtual_address = c->b.va,
+		.rmr_context = c->b.data.rctx,
+		.virtual_address = c->b.data.va,
 		.segment_length = r->size,
 	};
-	DAT_LMR_TRIPLET t = trip(&c->a, 0, r->size);
+	DAT_LMR_TRIPLET t = trip(&c->a.data, 0, r->size);
 	DAT_RETURN ret;
 
 	switch (r->test) {
@@ -359,13 +376,13 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 			conn_finished(c);
 			break;
 		}
-		t = trip(&c->a, r->size, r->size);
+		t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
 		if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS) {
 			run_fail(r, -EIO);
 			break;
 		}
-		t = trip(&c->a, 0, r->size);
+		t = trip(&c->a.data, 0, r->size);
 		c->t0 = ktime_get();
 		if (dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS)
@@ -375,7 +392,8 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 		if (d->operation == DAT_DTO_RECEIVE) {
 			/* Credits; repost for the next credit message. */
 			c->credits += BENCH_CREDIT_EVERY;
-			t = trip(&c->a, r->size, BENCH_CREDIT_LEN);
+			t = trip(&c->a.ctl, BENCH_CREDIT_OFF,
+				 BENCH_CREDIT_LEN);
 			if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
 			    DAT_SUCCESS)
 				run_fail(r, -EIO);
@@ -425,12 +443,12 @@ static void bench_upcall_b(DAT_PVOID data, const DAT_EVENT *ev,
 		return;
 	}
 	if (r->test == BT_LAT) {
-		t = trip(&c->b, 0, d->transfered_length);
+		t = trip(&c->b.data, 0, d->transfered_length);
 		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS)
 			run_fail(r, -EIO);
 	}
-	t = trip(&c->b, 0, r->size);
+	t = trip(&c->b.data, 0, r->size);
 	if (dat_ep_post_recv(c->b.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS) {
 		run_fail(r, -EIO);
 		return;
@@ -441,46 +459,53 @@ static void bench_upcall_b(DAT_PVOID data, const DAT_EVENT *ev,
 	credit = ++c->recvd % BENCH_CREDIT_EVERY == 0;
 	spin_unlock(&c->lock);
 	if (credit) {
-		t = trip(&c->b, r->size, BENCH_CREDIT_LEN);
+		t = trip(&c->b.ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
 		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS)
 			run_fail(r, -EIO);
 	}
 }
 
-static int end_mem(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-		   size_t len)
+static int mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+		    size_t len)
 {
 	DAT_REGION_DESCRIPTION rd;
 	DAT_RETURN ret;
 	DAT_VLEN reg;
 
-	e->len = len;
-	e->buf = vzalloc(len);
-	if (!e->buf)
+	m->len = PAGE_ALIGN(len);
+	m->buf = vzalloc(m->len);
+	if (!m->buf)
 		return -ENOMEM;
-	rd.for_va = e->buf;
-	ret = dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, rd, len, pz,
+	rd.for_va = m->buf;
+	ret = dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, rd, m->len, pz,
 			      DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
-			      DAT_MEM_OPTIMIZE_DONT_CARE, &e->lmr, &e->lctx,
-			      &e->rctx, &reg, &e->va);
+			      DAT_MEM_OPTIMIZE_DONT_CARE, &m->lmr, &m->lctx,
+			      &m->rctx, &reg, &m->va);
 	if (ret != DAT_SUCCESS) {
-		e->lmr = DAT_HANDLE_NULL;
+		m->lmr = DAT_HANDLE_NULL;
 		return dat_fail("dat_lmr_kcreate", ret);
 	}
 	return 0;
 }
 
-/* Free what end_open made; the EP first (it holds the EVD and the LMR). */
+static void mem_close(struct bench_mem *m)
+{
+	if (m->lmr)
+		dat_lmr_free(m->lmr);
+	vfree(m->buf);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Free what end_open made; the EP first (it holds the EVD). */
 static void end_close(struct bench_end *e)
 {
 	if (e->ep)
 		dat_ep_free(e->ep);
-	if (e->lmr)
-		dat_lmr_free(e->lmr);
+	mem_close(&e->data);
+	mem_close(&e->ctl);
 	if (e->dto)
 		dat_evd_free(e->dto);
-	vfree(e->buf);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -505,7 +530,8 @@ static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 		e->dto = DAT_HANDLE_NULL;
 		return dat_fail("dat_evd_kcreate", 0);
 	}
-	err = end_mem(e, ia, pz, len);
+	err = mem_open(&e->data, ia, pz, len);
+	err = err ?: mem_open(&e->ctl, ia, pz, BENCH_CTL_PAGES * PAGE_SIZE);
 	if (err)
 		return err;
 	ret = dat_ep_create(ia, pz, e->dto, e->dto, conn_evd, &attr, &e->ep);
@@ -656,7 +682,7 @@ static enum bench_test test_of(const char *name)
 static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 		      struct bench_drun *r, enum bench_test test)
 {
-	size_t len = PAGE_ALIGN(2 * (size_t)r->size + BENCH_CREDIT_LEN);
+	size_t len = r->size;
 	DAT_LMR_TRIPLET t;
 	int err, i;
 
@@ -671,9 +697,9 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 	 * Receives posted before the connection must stay within one page of
 	 * the (vmalloc'd) LMR: one that crosses pages needs the LMR's
 	 * registration, posted with the first send-side operation (lmr.c).
-	 * The hello lands in the active end's first page.
+	 * The hello lands in the active end's control page.
 	 */
-	t = trip(&c->a, 0, BENCH_HELLO_LEN);
+	t = trip(&c->a.ctl, 0, BENCH_HELLO_LEN);
 	err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
 						     no_cookie, 0));
 	err = err ?: connect_pair(s, c->a.ep, c->b.ep);
@@ -687,12 +713,12 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 	 */
 	reinit_completion(&r->done);
 	WRITE_ONCE(r->test, BT_SETUP);
-	t = trip(&c->b, 0, BENCH_HELLO_LEN);
+	t = trip(&c->b.ctl, 0, BENCH_HELLO_LEN);
 	err = dat_chk("hello send", dat_ep_post_send(c->b.ep, 1, &t,
 						     no_cookie, 0));
 	for (i = 0; !err && i < (test == BT_SEND ? BENCH_RQ :
 				 test == BT_LAT ? 1 : 0); i++) {
-		t = trip(&c->b, 0, r->size);
+		t = trip(&c->b.data, 0, r->size);
 		err = dat_chk("passive recv", dat_ep_post_recv(c->b.ep, 1, &t,
 							       no_cookie, 0));
 	}
@@ -703,9 +729,8 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 		return -ETIMEDOUT;
 	if (atomic_read(&r->err))
 		return atomic_read(&r->err);
-	/* Credit messages land in the page after the data. */
 	for (i = 0; test == BT_SEND && i < BENCH_CREDIT_RECVS; i++) {
-		t = trip(&c->a, r->size, BENCH_CREDIT_LEN);
+		t = trip(&c->a.ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
 		err = dat_chk("credit recv", dat_ep_post_recv(c->a.ep, 1, &t,
 							      no_cookie, 0));
 		if (err)
@@ -775,10 +800,10 @@ static int run_lat(struct bench_drun *r, struct bench_dconn *c)
 	c->stop = false;
 	c->finished = false;
 	c->round = 0;
-	t = trip(&c->a, r->size, r->size);
+	t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
 	if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
 		err = -EIO;
-	t = trip(&c->a, 0, r->size);
+	t = trip(&c->a.data, 0, r->size);
 	c->t0 = ktime_get();
 	if (!err && dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
 	    DAT_SUCCESS)
@@ -1070,7 +1095,7 @@ int bench_dat_run(const struct bench_cmd *cmd)
 		return dat_sconn_rate(cmd);
 	if (t == BT_DOWN)
 		return -EINVAL;
-	if (t == BT_LAT && cmd->conns != 1)
-		return -EINVAL;
+	if (t == BT_LAT && (cmd->conns != 1 || cmd->size > PAGE_SIZE))
+		return -EINVAL;	/* one EP; the pong lands in one page */
 	return dat_data(cmd, t);
 }

@@ -6,12 +6,14 @@
  * listening socket there (and remembers that namespace for the DAT
  * socket_connect test). Each measured run connects from the command's
  * task (root namespace), accepts the connection itself and hands the
- * accepted socket to a kthread that plays the passive end:
- *   stream: read everything until the peer's FIN, then write back the
- *           byte count (8 bytes); the active end times first byte to ack
- *   lat:    read exactly <size> bytes, write them back, until FIN
- * The active end blocks in recvmsg and the passive end does too: both
- * event-driven, as kdapl's upcalls are. Nagle is off on both ends.
+ * accepted socket to its passive end:
+ *   stream: a kthread reads everything until the peer's FIN, then writes
+ *           back the byte count (8 bytes); the active end (the command,
+ *           blocking sendmsg) times first byte to acknowledgement
+ *   lat:    both ends event-driven as kdapl's upcalls are: data_ready
+ *           queues a work that reads (MSG_DONTWAIT) and answers (see
+ *           tcp_lat())
+ * Nagle is off on both ends.
  *
  * Lifetimes: bench_lsock and bench_net live from "serve tcp" to
  * "unserve" (under bench_mutex); a struct bench_tpeer lives for one run
@@ -36,7 +38,6 @@
 
 #define TCP_CHUNK	(256 * 1024)
 #define TCP_MODE_STREAM	1
-#define TCP_MODE_LAT	2
 
 /* Under bench_mutex: the listening socket and its namespace. */
 static struct socket *bench_lsock;
@@ -189,19 +190,6 @@ static int tpeer_fn(void *data)
 		}
 		if (!p->err)
 			p->err = tcp_send_all(p->sock, &total, sizeof(total));
-	} else {
-		for (;;) {
-			n = tcp_recv_all(p->sock, p->buf, p->size);
-			if (n <= 0) {
-				p->err = n;
-				break;
-			}
-			n = tcp_send_all(p->sock, p->buf, p->size);
-			if (n) {
-				p->err = n;
-				break;
-			}
-		}
 	}
 	complete(&p->done);
 	return 0;
@@ -298,27 +286,199 @@ static int tcp_stream(const struct bench_cmd *cmd, struct bench_tpeer *p,
 	return tcp_stop(p, sa) ?: err;
 }
 
-static int tcp_lat(const struct bench_cmd *cmd, struct bench_tpeer *p,
-		   u8 *buf, u64 *rtt, bool report)
-{
-	struct socket *sa;
+/**
+ * struct bench_tpp - one end of the TCP ping-pong, driven by data_ready
+ * @sock: its socket (the active end's or the accepted one)
+ * @work: reads what arrived and answers; queued on the CPU of data_ready
+ * @data_ready: the socket's callback before ours, restored at the end
+ * @active: the timing end (else it echoes)
+ * @buf: @size bytes being received
+ * @size: message size
+ * @got: bytes of the current message received
+ * @rtt: samples of the active end, @rounds of them
+ * @rounds: round trips per run
+ * @round: round trips done
+ * @t0: start of the current round trip
+ * @done: completed by the active end after the last round, or on error
+ * @err: first error of either end
+ *
+ * Only @work touches the fields below @data_ready, one run at a time;
+ * the command waits on @done and then cancels the works.
+ */
+struct bench_tpp {
+	struct socket *sock;
+	struct work_struct work;
+	void (*data_ready)(struct sock *sk);
+	bool active;
+	u8 *buf;
+	u32 size;
+	u32 got;
+	u64 *rtt;
+	u32 rounds;
+	u32 round;
 	ktime_t t0;
-	u32 i;
-	int err;
+	struct completion *done;
+	int *err;
+};
 
-	err = tcp_start(cmd, p, TCP_MODE_LAT, &sa);
-	if (err)
-		return err;
-	for (i = 0; !err && i < cmd->rounds; i++) {
-		t0 = ktime_get();
-		err = tcp_send_all(sa, buf, cmd->size);
-		if (!err && tcp_recv_all(sa, buf, cmd->size) != cmd->size)
-			err = -EIO;
-		rtt[i] = ktime_to_ns(ktime_sub(ktime_get(), t0));
+static void tpp_fail(struct bench_tpp *e, int err)
+{
+	if (!*e->err) {
+		*e->err = err ?: -EPIPE;
+		complete(e->done);
 	}
+}
+
+/* As kiwarp does: the socket's data_ready queues the reading work. */
+static void tpp_data_ready(struct sock *sk)
+{
+	struct bench_tpp *e;
+
+	rcu_read_lock();
+	e = rcu_dereference_sk_user_data(sk);
+	if (e)
+		queue_work(system_highpri_wq, &e->work);
+	rcu_read_unlock();
+}
+
+static void tpp_work(struct work_struct *work)
+{
+	struct bench_tpp *e = container_of(work, struct bench_tpp, work);
+	struct msghdr m = {};
+	struct kvec v;
+	int n;
+
+	while (!*e->err) {
+		v.iov_base = e->buf + e->got;
+		v.iov_len = e->size - e->got;
+		n = kernel_recvmsg(e->sock, &m, &v, 1, v.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return;
+		if (n <= 0) {
+			tpp_fail(e, n);
+			return;
+		}
+		e->got += n;
+		if (e->got < e->size)
+			continue;
+		e->got = 0;
+		if (e->active) {
+			e->rtt[e->round++] = ktime_to_ns(ktime_sub(ktime_get(),
+								  e->t0));
+			if (e->round >= e->rounds) {
+				complete(e->done);
+				return;
+			}
+			e->t0 = ktime_get();
+		}
+		n = tcp_send_all(e->sock, e->buf, e->size);
+		if (n) {
+			tpp_fail(e, n);
+			return;
+		}
+	}
+}
+
+static void tpp_attach(struct bench_tpp *e)
+{
+	struct sock *sk = e->sock->sk;
+
+	INIT_WORK(&e->work, tpp_work);
+	write_lock_bh(&sk->sk_callback_lock);
+	e->data_ready = sk->sk_data_ready;
+	rcu_assign_sk_user_data(sk, e);
+	sk->sk_data_ready = tpp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void tpp_detach(struct bench_tpp *e)
+{
+	struct sock *sk = e->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = e->data_ready;
+	rcu_assign_sk_user_data(sk, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+	synchronize_rcu();	/* no tpp_data_ready() still queuing */
+	cancel_work_sync(&e->work);
+}
+
+/*
+ * Ping-pong over one connection, both ends event-driven as kdapl's are:
+ * each socket's data_ready queues a work (on the CPU the data arrived
+ * on, like kiwarp's receive work) that reads with MSG_DONTWAIT and
+ * answers; the active end times each round trip.
+ */
+static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt, bool report)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cmd->port),
+	};
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct bench_tpp *a, *b;
+	int err = 0, run_err = 0;
+
+	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (a)
+		a->buf = kzalloc(cmd->size, GFP_KERNEL);
+	if (b)
+		b->buf = kzalloc(cmd->size, GFP_KERNEL);
+	if (!a || !b || !a->buf || !b->buf) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, &a->sock);
+	if (err) {
+		a->sock = NULL;
+		goto out_free;
+	}
+	err = kernel_connect(a->sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	err = err ?: kernel_accept(bench_lsock, &b->sock, 0);
+	if (err) {
+		b->sock = NULL;
+		goto out_free;
+	}
+	sock_tune(a->sock);
+	sock_tune(b->sock);
+	a->active = true;
+	a->rtt = rtt;
+	a->rounds = cmd->rounds;
+	a->size = cmd->size;
+	b->size = cmd->size;
+	a->done = &done;
+	b->done = &done;
+	a->err = &run_err;
+	b->err = &run_err;
+	tpp_attach(a);
+	tpp_attach(b);
+	a->t0 = ktime_get();
+	err = tcp_send_all(a->sock, a->buf, a->size);
+	if (!err && !wait_for_completion_timeout(&done,
+						 msecs_to_jiffies(60000)))
+		err = -ETIMEDOUT;
+	tpp_detach(a);
+	tpp_detach(b);
+	err = err ?: run_err;
 	if (!err && report)
 		bench_emit_lat(cmd->tag, rtt, cmd->rounds);
-	return tcp_stop(p, sa) ?: err;
+out_free:
+	if (a && a->sock)
+		sock_release(a->sock);
+	if (b && b->sock)
+		sock_release(b->sock);
+	if (a)
+		kfree(a->buf);
+	if (b)
+		kfree(b->buf);
+	kfree(a);
+	kfree(b);
+	return err;
 }
 
 /* connect + accept + close, both ends here; the socket made untimed. */
@@ -386,7 +546,7 @@ int bench_tcp_run(const struct bench_cmd *cmd)
 		if (!strcmp(cmd->test, "stream"))
 			err = tcp_stream(cmd, p, buf, rep);
 		else if (!strcmp(cmd->test, "lat"))
-			err = tcp_lat(cmd, p, buf, rtt, rep);
+			err = tcp_lat(cmd, rtt, rep);
 		else if (!strcmp(cmd->test, "conn"))
 			err = tcp_conn(cmd, rep);
 		else
