@@ -66,9 +66,12 @@ if [ ! -s "$run/out/bench.raw" ]; then
 	exit 1
 fi
 cp "$run/out/bench.raw" "$out/bench.raw"
+trc=0
 "$top/build/tools/bench/kdapl-bench" --raw "$out/bench.raw" \
 	--json "$out/bench.json" --plot "$out/bench" \
-	--flavour "$flavour" | tee "$out/table.txt"
+	--flavour "$flavour" >"$out/table.txt" || trc=$?
+cat "$out/table.txt"
+[ "$trc" -le 1 ] || { echo "bench: kdapl-bench failed ($trc)" >&2; exit 1; }
 if command -v gnuplot >/dev/null 2>&1; then
 	gnuplot "$out/bench.gp"
 	echo "bench: wrote $out/bench.json and $out/bench.png"

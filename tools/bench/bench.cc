@@ -64,6 +64,12 @@ std::string json_str(std::string_view s)
 	return out + "\"";
 }
 
+bool is_size(const std::string &s)
+{
+	return !s.empty() && s.size() < 12 &&
+	       s.find_first_not_of("0123456789") == std::string::npos;
+}
+
 const Stat *find(const std::map<std::string, Stat> &st, const std::string &k)
 {
 	auto it = st.find(k);
@@ -78,7 +84,8 @@ std::set<long> tput_sizes(const std::map<std::string, Stat> &st)
 	for (const auto &[k, v] : st) {
 		auto p = split(k, '.');
 		if (p.size() == 3 && (p[0] == "ours" || p[0] == "siw" ||
-				      p[0] == "tcp") && p[1] != "lat")
+				      p[0] == "tcp") && p[1] != "lat" &&
+		    is_size(p[2]))
 			sizes.insert(std::stol(p[2]));
 	}
 	return sizes;
@@ -90,7 +97,7 @@ std::set<long> lat_sizes(const std::map<std::string, Stat> &st)
 
 	for (const auto &[k, v] : st) {
 		auto p = split(k, '.');
-		if (p.size() == 4 && p[1] == "lat")
+		if (p.size() == 4 && p[1] == "lat" && is_size(p[2]))
 			sizes.insert(std::stol(p[2]));
 	}
 	return sizes;

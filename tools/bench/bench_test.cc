@@ -157,3 +157,17 @@ TEST(Output, TableAndPlot)
 	EXPECT_NE(p.find("4096 40.000 ? ? ? ? ? 100.000\n"), std::string::npos);
 	EXPECT_NE(p.find("65536 80.000 ? ? ? ? ? ?\n"), std::string::npos);
 }
+
+TEST(Output, OtherFiguresDoNotLookLikeSizes)
+{
+	auto st = fig({{"ours.conn.connect_us", 900}, {"ours.conn", 30},
+		       {"ours.conn.disconnect_us", 100},
+		       {"ours1cpu.lat.64.median", 80}, {"scale.on.2", 10},
+		       {"ours.write.4096", 40}});
+	auto rs = ratios(st);
+	std::string t = table(st, rs);
+	EXPECT_NE(t.find("connect 900 us, disconnect 100 us"),
+		  std::string::npos);
+	EXPECT_NE(t.find("write 4 KiB"), std::string::npos);
+	EXPECT_NE(plot_script(st, "x").find("4096 40.000"), std::string::npos);
+}
