@@ -439,6 +439,13 @@ std::string plot_script(const std::map<std::string, Stat> &st,
 	o << "set title 'Throughput vs message size (median of the runs)'\n";
 	o << "set xlabel 'message size (bytes)'\nset ylabel 'MB/s'\n";
 	o << "set logscale x 2\nset key outside right\nset grid\n";
+	o << "set xtics (";
+	bool first = true;
+	for (long s : tput_sizes(st)) {
+		o << (first ? "" : ", ") << "'" << human_size(s) << "' " << s;
+		first = false;
+	}
+	o << ")\n";
 	o << "set yrange [0:*]\n";
 	o << "plot ";
 	for (std::size_t i = 0; i < std::size(cols); i++)
