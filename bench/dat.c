@@ -45,6 +45,8 @@
 #define BENCH_CTL_PAGES		2
 #define BENCH_CREDIT_OFF	BENCH_HELLO_LEN	/* in ctl page 0 */
 #define BENCH_PONG_OFF		PAGE_SIZE	/* ctl page 1 */
+#define BENCH_FENCE_OFF		128		/* ctl page 0 */
+#define BENCH_FENCE_LEN		8
 
 enum bench_test {
 	BT_SETUP,	/* waiting for the passive end's hello */
@@ -131,7 +133,10 @@ struct bench_end {
  * @recvd: receives completed at the passive end (credit pacing)
  * @round: ping-pong rounds done
  * @t0: start of the current round
- * @stop: post nothing more
+ * @sent: SENDs posted in this run (a run ends on a multiple of
+ *	BENCH_CREDIT_EVERY, so that every credit comes back)
+ * @stop: the deadline passed: post nothing more (but the above)
+ * @fenced: the READ after the last WRITE completed: all WRITEs placed
  * @finished: counted off in @run->active for this measured run
  */
 struct bench_dconn {
@@ -145,7 +150,9 @@ struct bench_dconn {
 	u32 recvd;
 	u32 round;
 	ktime_t t0;
+	u32 sent;
 	bool stop;
+	bool fenced;
 	bool finished;
 };
 
@@ -290,8 +297,10 @@ static int post_one(struct bench_dconn *c)
 		if (!c->credits)
 			return -EAGAIN;
 		ret = dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0);
-		if (ret == DAT_SUCCESS)
+		if (ret == DAT_SUCCESS) {
 			c->credits--;
+			c->sent++;
+		}
 		break;
 	default:
 		return -EINVAL;
@@ -312,9 +321,50 @@ static void refill(struct bench_dconn *c)
 
 	if (!c->stop && ktime_after(ktime_get(), r->deadline))
 		c->stop = true;
-	while (!c->stop && c->inflight < r->depth)
+	while (c->inflight < r->depth) {
+		if (c->stop && !(r->test == BT_SEND &&
+				 c->sent % BENCH_CREDIT_EVERY))
+			break;
 		if (post_one(c))
 			break;
+	}
+}
+
+static void run_fail(struct bench_drun *r, int status);
+static void conn_finished(struct bench_dconn *c);
+
+/*
+ * The run of @c ends when what it sent has arrived, not when it was
+ * handed to TCP (which is when a SEND or WRITE completes): a SEND run
+ * when every credit came back, a WRITE run when a READ posted after the
+ * last WRITE completed (the responder answers it after placing them).
+ * conn->lock held.
+ */
+static void conn_maybe_done(struct bench_dconn *c)
+{
+	struct bench_drun *r = c->run;
+	DAT_RMR_TRIPLET rt = {
+		.rmr_context = c->b.data.rctx,
+		.virtual_address = c->b.data.va,
+		.segment_length = BENCH_FENCE_LEN,
+	};
+	DAT_LMR_TRIPLET t;
+
+	if (!c->stop || c->inflight || c->finished)
+		return;
+	if (r->test == BT_SEND && (c->sent % BENCH_CREDIT_EVERY ||
+				   c->credits < BENCH_RQ))
+		return;
+	if (r->test == BT_WRITE && !c->fenced) {
+		t = trip(&c->a.ctl, BENCH_FENCE_OFF, BENCH_FENCE_LEN);
+		if (dat_ep_post_rdma_read(c->a.ep, 1, &t, no_cookie, &rt, 0) !=
+		    DAT_SUCCESS)
+			run_fail(r, -EIO);
+		else
+			c->inflight++;
+		return;
+	}
+	conn_finished(c);
 }
 
 static void run_fail(struct bench_drun *r, int status)
@@ -398,8 +448,7 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 			    DAT_SUCCESS)
 				run_fail(r, -EIO);
 			refill(c);
-			if (!c->inflight && c->stop)
-				conn_finished(c);
+			conn_maybe_done(c);
 			break;
 		}
 		fallthrough;
@@ -410,11 +459,14 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 		if (!c->inflight)
 			break;
 		c->inflight--;
-		c->ops++;
-		c->bytes += d->transfered_length;
-		refill(c);
-		if (!c->inflight && c->stop)
-			conn_finished(c);
+		if (r->test == BT_WRITE && d->operation == DAT_DTO_RDMA_READ) {
+			c->fenced = true;	/* not counted */
+		} else {
+			c->ops++;
+			c->bytes += d->transfered_length;
+			refill(c);
+		}
+		conn_maybe_done(c);
 		break;
 	default:
 		break;
@@ -767,13 +819,15 @@ static int run_stream(struct bench_drun *r, struct bench_dconn *cs, u32 n,
 	for (i = 0; i < n; i++) {
 		spin_lock_bh(&cs[i].lock);
 		cs[i].stop = false;
+		cs[i].fenced = false;
 		cs[i].finished = false;
+		cs[i].sent = 0;
 		cs[i].bytes = 0;
 		cs[i].ops = 0;
 		refill(&cs[i]);
 		if (!cs[i].inflight) {
 			cs[i].stop = true;
-			conn_finished(&cs[i]);
+			conn_maybe_done(&cs[i]);
 		}
 		spin_unlock_bh(&cs[i].lock);
 	}
