@@ -507,7 +507,8 @@ static void kiwarp_connect_work(struct work_struct *work)
 		/*
 		 * rdma_cm picked the port in its own port space; TCP may
 		 * hold it already (a TIME_WAIT of a plain socket). Let TCP
-		 * choose: the CONNECT_REPLY reports the socket's address.
+		 * choose: the CONNECT_REPLY reports the socket's address,
+		 * which iw_cm keeps as the mapped one (m_local_addr).
 		 */
 		struct sockaddr_in any = *(struct sockaddr_in *)&id->m_local_addr;
 

@@ -632,6 +632,9 @@ DAT_RETURN dat_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 }
 EXPORT_SYMBOL_GPL(dat_psp_create);
 
+/* dat_psp_create_any(): attempts before a busy port is the answer */
+#define KDAPL_ANY_QUAL_TRIES	8
+
 /**
  * dat_psp_create_any() - listen on a qualifier the IA chooses
  * @ia_handle: the IA
@@ -649,15 +652,24 @@ DAT_RETURN dat_psp_create_any(DAT_IA_HANDLE ia_handle,
 			      DAT_PSP_FLAGS psp_flags,
 			      DAT_PSP_HANDLE *psp_handle)
 {
-	DAT_CONN_QUAL q = 0;
+	int tries = KDAPL_ANY_QUAL_TRIES;
+	DAT_CONN_QUAL q;
 	DAT_RETURN ret;
 
 	if (!conn_qual)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!psp_handle)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	ret = sp_create(ia_handle, &q, evd_handle, psp_flags, NULL, true,
-			psp_handle);
+	/*
+	 * rdma_cm picks the port in its own port space; an iWARP provider
+	 * then listens on it in TCP, where a plain socket may hold it.
+	 * That is the IA's choice failing, not the consumer's: pick again.
+	 */
+	do {
+		q = 0;
+		ret = sp_create(ia_handle, &q, evd_handle, psp_flags, NULL,
+				true, psp_handle);
+	} while (DAT_GET_TYPE(ret) == DAT_CONN_QUAL_IN_USE && --tries);
 	if (ret == DAT_SUCCESS)
 		*conn_qual = q;
 	return ret;

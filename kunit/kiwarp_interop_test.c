@@ -16,6 +16,8 @@
  *   ..._crc                    the same with MPA CRC asked by kiwarp
  *   ours_ours_rdma_cm[_crc]    kw2 (veth5, 203.0.113.2, "b") and kw1
  *                              (veth4, 203.0.113.1, root) both ways
+ *   ours_ours_tcp_port_taken   kw1 connects from a local port a plain
+ *                              TCP connection already holds
  */
 
 #include <kunit/test.h>
@@ -343,6 +345,35 @@ static void check_ours(struct kunit *test, struct ep *e, bool crc)
 	KUNIT_EXPECT_EQ(test, qp->stats.terms_rcvd, 0U);
 }
 
+/*
+ * The client bound @cport: rdma_cm keeps showing it to the consumer
+ * (iw_cm's port mapper model: local_addr is the consumer's view,
+ * m_local_addr the wire's), while kiwarp's TCP socket has the port TCP
+ * gave it when @cport was taken.
+ */
+static void check_cport(struct kunit *test, struct rdma_cm_id *cid,
+			const struct side *cside, u16 cport)
+{
+	struct sockaddr_in *src;
+	struct sockaddr_in wire = {};
+	struct kiwarp_qp *qp;
+
+	src = (struct sockaddr_in *)&cid->route.addr.src_addr;
+	KUNIT_EXPECT_EQ(test, ntohs(src->sin_port), cport);
+	if (!cid->qp) {
+		KUNIT_FAIL(test, "client has no QP");
+		return;
+	}
+	qp = to_kqp(cid->qp);
+	mutex_lock(&qp->conn_lock);
+	if (qp->sock)
+		kernel_getsockname(qp->sock, (struct sockaddr *)&wire);
+	mutex_unlock(&qp->conn_lock);
+	KUNIT_EXPECT_EQ(test, wire.sin_addr.s_addr, in_aton(cside->ip));
+	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), 0);
+	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), cport);
+}
+
 static struct net *side_net(const struct side *s)
 {
 	return s->netdev ? find_net(s->netdev) : get_net(&init_net);
@@ -350,10 +381,11 @@ static struct net *side_net(const struct side *s)
 
 /*
  * One connection: @srv listens, @cli connects; kiwarp asks for CRC if
- * @crc. Both sides then exercise each other.
+ * @crc. Both sides then exercise each other. A non-zero @cport binds
+ * the client's rdma_cm id to that local port.
  */
-static void interop_run(struct kunit *test, const struct side *sside,
-			const struct side *cside, bool crc)
+static void interop_run_port(struct kunit *test, const struct side *sside,
+			     const struct side *cside, bool crc, u16 cport)
 {
 	struct net *srv_net = side_net(sside), *cli_net = side_net(cside);
 	struct rdma_conn_param cp = {
@@ -362,7 +394,7 @@ static void interop_run(struct kunit *test, const struct side *sside,
 	};
 	struct cm_ctx sctx, cctx;
 	struct rdma_cm_id *lid = NULL, *cid = NULL;
-	struct sockaddr_in saddr;
+	struct sockaddr_in saddr, caddr;
 	struct ep *srv, *cli;
 	bool old_crc = kiwarp_mpa_crc;
 	unsigned int old_segs = kiwarp_fpdu_segs;
@@ -409,7 +441,9 @@ static void interop_run(struct kunit *test, const struct side *sside,
 		cid = NULL;
 		goto out;
 	}
-	if (rdma_resolve_addr(cid, NULL, (struct sockaddr *)&saddr, 5000) ||
+	make_addr(&caddr, cside->ip, cport);
+	if (rdma_resolve_addr(cid, cport ? (struct sockaddr *)&caddr : NULL,
+			      (struct sockaddr *)&saddr, 5000) ||
 	    !cm_wait(&cctx, RDMA_CM_EVENT_ADDR_RESOLVED) ||
 	    rdma_resolve_route(cid, 5000) ||
 	    !cm_wait(&cctx, RDMA_CM_EVENT_ROUTE_RESOLVED)) {
@@ -455,6 +489,8 @@ static void interop_run(struct kunit *test, const struct side *sside,
 	}
 	check_ours(test, cli, crc);
 	check_ours(test, srv, crc);
+	if (cport)
+		check_cport(test, cid, cside, cport);
 
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(cid), 0);
 	KUNIT_EXPECT_TRUE(test, cm_wait(&cctx, RDMA_CM_EVENT_DISCONNECTED));
@@ -476,6 +512,12 @@ out:
 		put_net(srv_net);
 	if (cli_net)
 		put_net(cli_net);
+}
+
+static void interop_run(struct kunit *test, const struct side *sside,
+			const struct side *cside, bool crc)
+{
+	interop_run_port(test, sside, cside, crc, 0);
 }
 
 static const struct side ours_b = { "kw0", OURS_ADDR, OURS_NETDEV };
@@ -513,6 +555,59 @@ static void ours_ours_rdma_cm_crc(struct kunit *test)
 	interop_run(test, &kw1_root, &kw2_b, true);
 }
 
+/*
+ * rdma_cm picks the active side's port in its own port space, blind to
+ * TCP. A plain TCP connection (no SO_REUSEADDR) holding that port on
+ * the same address must not fail the connect: kiwarp binds a port TCP
+ * chooses and reports it.
+ */
+static void ours_ours_tcp_port_taken(struct kunit *test)
+{
+	struct net *bnet = side_net(&kw2_b);
+	struct socket *lsock = NULL, *csock = NULL, *asock = NULL;
+	struct sockaddr_in laddr, caddr;
+	const u16 taken = 40123;
+	int ret;
+
+	if (!bnet) {
+		KUNIT_FAIL(test, "no namespace for %s", kw2_b.netdev);
+		return;
+	}
+	make_addr(&laddr, kw2_b.ip, 18600);
+	make_addr(&caddr, kw1_root.ip, taken);
+	ret = sock_create_kern(bnet, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &lsock);
+	if (!ret)
+		ret = kernel_bind(lsock, (struct sockaddr *)&laddr,
+				  sizeof(laddr));
+	if (!ret)
+		ret = kernel_listen(lsock, 1);
+	if (!ret)
+		ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+				       IPPROTO_TCP, &csock);
+	if (!ret)
+		ret = kernel_bind(csock, (struct sockaddr *)&caddr,
+				  sizeof(caddr));
+	if (!ret)
+		ret = kernel_connect(csock, (struct sockaddr *)&laddr,
+				     sizeof(laddr), 0);
+	if (!ret)
+		ret = kernel_accept(lsock, &asock, 0);
+	if (ret)
+		KUNIT_FAIL(test, "plain TCP connection from port %u: %d",
+			   taken, ret);
+	else
+		interop_run_port(test, &kw2_b, &kw1_root, false, taken);
+
+	if (asock)
+		sock_release(asock);
+	if (csock)
+		sock_release(csock);
+	if (lsock)
+		sock_release(lsock);
+	put_net(bnet);
+}
+
 static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(interop_siw_ours_rdma_cm),
 	KUNIT_CASE(interop_ours_siw_rdma_cm),
@@ -520,6 +615,7 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(interop_ours_siw_rdma_cm_crc),
 	KUNIT_CASE(ours_ours_rdma_cm),
 	KUNIT_CASE(ours_ours_rdma_cm_crc),
+	KUNIT_CASE(ours_ours_tcp_port_taken),
 	{}
 };
 

@@ -57,7 +57,7 @@ rc=0
 timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 -nodefaults -accel tcg -cpu ${KDAPL_CPU:-max,la57=off} -m "$mem" \
 	-smp "$smp" -kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
-	-append "console=ttyS0 pci=noacpi panic=-1 oops=panic kdapl.run=$script" \
+	-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdapl.run=$script" \
 	-serial "file:$rundir/console.log" -display none -no-reboot \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$rundir",mount_tag=kdapl_run,security_model=none,multidevs=remap \
