@@ -9,7 +9,7 @@
  * accepted socket to its passive end:
  *   stream: a kthread reads everything until the peer's FIN, then writes
  *           back the byte count (8 bytes); the active end (the command,
- *           blocking sendmsg) times first byte to acknowledgement
+ *           blocking sendmsg) times first byte to acknowledgment
  *   lat:    both ends event-driven as kdapl's upcalls are: data_ready
  *           queues a work that reads (MSG_DONTWAIT) and answers (see
  *           tcp_lat())
@@ -364,8 +364,9 @@ static void tpp_work(struct work_struct *work)
 			continue;
 		e->got = 0;
 		if (e->active) {
-			e->rtt[e->round++] = ktime_to_ns(ktime_sub(ktime_get(),
-								  e->t0));
+			ktime_t now = ktime_get();
+
+			e->rtt[e->round++] = ktime_to_ns(ktime_sub(now, e->t0));
 			if (e->round >= e->rounds) {
 				complete(e->done);
 				return;

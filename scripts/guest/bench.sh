@@ -1,4 +1,7 @@
 #!/bin/bash
+# Word splitting of $OURS, $SIW, $TCP, $common... into key=value words is
+# intended throughout.
+# shellcheck disable=SC2086,SC1091
 # Guest side of `make bench` (scripts/bench.sh): set up the test hosts,
 # load kdapl, kiwarp and kdapl_bench, make the passive ends from
 # namespace b and run every measurement through
@@ -133,4 +136,4 @@ for s in $LAT_SIZES; do
 done
 unload_stack
 rmmod kiwarp
-guest_marker done
+guest_marker "done"
