@@ -398,7 +398,7 @@ std::string table(const std::map<std::string, Stat> &st,
 	}
 	o << "\nRatios (of medians)\n";
 	for (const auto &r : rs) {
-		o << pad(r.name, 30) << pad(num(r.value, 3), 9);
+		o << pad(r.name, 34) << pad(num(r.value, 3), 9);
 		if (r.target)
 			o << (r.cmp == Cmp::at_least ? ">= " : "<= ")
 			  << num(*r.target, 2) << (r.met() ? "  met" :
