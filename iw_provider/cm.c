@@ -313,7 +313,14 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->mpa_rev = b->rev;
 	qp->ird = min_t(u32, b->ird, qp->irq_size);
 	qp->ord = min_t(u32, b->ord, qp->orq_size);
-	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128);
+	/*
+	 * FPDUs of several segments: the per-FPDU work (header, one
+	 * sendmsg, the receiver's header and trailer reads) is paid once
+	 * per fpdu_segs segments. Markers are never used, so nothing on
+	 * the wire depends on FPDU and segment boundaries meeting.
+	 */
+	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128) *
+		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);
 	qp->fin_sent = false;
 	qp->peer_closed = false;
 	qp->local_close = false;

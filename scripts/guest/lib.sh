@@ -388,3 +388,41 @@ kiwarp_wire_user_suite() {
 	cat /sys/kernel/debug/kiwarp_wire_target/conns
 	rmmod kiwarp_wire_target
 }
+
+# Suite kdapl_bench_smoke: kdapl_bench.ko (make bench) loads, makes its
+# passive ends from namespace b and runs one tiny measurement of each
+# kind on the debug kernel; numbers are not judged, only that each
+# command succeeds and reports its figures. Needs kdapl, kiwarp, kw1/kw2.
+BENCH_CTL=/sys/kernel/debug/kdapl_bench/ctl
+bench_cmd() {
+	echo "$1" >"$BENCH_CTL" && grep -qE "^$2 [0-9]+\.[0-9]{3}$" "$BENCH_CTL"
+}
+bench_in_b() {
+	nsenter --net=/run/netns/b sh -c "echo '$1' >$BENCH_CTL"
+}
+bench_smoke_load() {
+	insmod "$MODDIR/kdapl_bench.ko" &&
+	bench_in_b "serve ia=kw2 port=7801" &&
+	bench_in_b "serve tcp port=7802"
+}
+bench_smoke_unload() {
+	echo unserve >"$BENCH_CTL" && rmmod kdapl_bench
+}
+kdapl_bench_smoke_suite() {
+	local ours="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
+	ktap_suite kdapl_bench_smoke 6
+	ktap_check load_and_serve bench_smoke_load
+	ktap_check dat_pingpong bench_cmd \
+		"dat test=lat $ours size=64 rounds=20 reps=1 tag=s.lat" \
+		's\.lat\.median'
+	ktap_check dat_rdma_write_64k bench_cmd \
+		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
+		's\.write'
+	ktap_check dat_setup_rate bench_cmd \
+		"dat test=conn $ours rounds=2 reps=1 tag=s.conn" 's\.conn'
+	ktap_check tcp_pingpong bench_cmd \
+		"tcp test=lat addr=$KW2_ADDR port=7802 size=64 rounds=20 reps=1 tag=s.tcp" \
+		's\.tcp\.median'
+	ktap_check unserve_and_unload bench_smoke_unload
+	ktap_end
+}

@@ -135,6 +135,14 @@ kiwarp_rping_suites
 # --- kiwarp_wire_user: malformed frames from a userspace peer ------------
 kiwarp_wire_user_suite
 
+# --- kdapl_bench_smoke: make bench's module, one tiny run of each kind -----
+# After the KUnit suites, so that its connect/disconnect cycles between
+# kw1 and kw2 come after them. (kiwarp_interop's ours_ours_rdma_cm once
+# got no connect request, -ECONNABORTED, when it ran before; a cause
+# found since: kdapl_iwsock left kw1's neighbour entry for kw2 on a
+# stale MAC, fixed there.)
+kdapl_bench_smoke_suite
+
 # --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
 kiwarp_unload_live_suite
 rmmod kdapl
