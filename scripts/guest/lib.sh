@@ -383,8 +383,13 @@ kiwarp_wire_user_suite() {
 		ktap_end
 		return
 	fi
+	# FPDUs sized to the path (one MSS) for read_responses_within_mss.
+	local segs=/sys/module/kiwarp/parameters/fpdu_segs old
+	old=$(cat "$segs")
+	echo 1 >"$segs"
 	timeout 600 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 >>"$RESULTS" ||
 		echo "kdapl-guest: kiwarp-wirepeer exit $?"
+	echo "$old" >"$segs"
 	cat /sys/kernel/debug/kiwarp_wire_target/conns
 	rmmod kiwarp_wire_target
 }

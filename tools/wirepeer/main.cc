@@ -48,6 +48,7 @@ struct Options {
 	unsigned port = 7180;
 	std::string conns = "/sys/kernel/debug/kiwarp_wire_target/conns";
 	std::string suite = "kiwarp_wire_user";
+	std::string fpdu_segs = "/sys/module/kiwarp/parameters/fpdu_segs";
 };
 
 Options opt;
@@ -299,11 +300,17 @@ void FpduCase(bool crc,
 
 // Not malformed: a valid RDMA Read of the whole region over a connection
 // whose MSS we made small (TCP_MAXSEG): every Read Response FPDU must
-// fit the MSS, carry the next bytes of the sink, and the last one the L
-// flag; the region bytes are the target's zeros.
+// fit kiwarp's fpdu_segs MSS (module parameter, read from sysfs; 1 makes
+// FPDUs fit the path), carry the next bytes of the sink, and the last
+// one the L flag; the region bytes are the target's zeros.
 void ReadWithinMss()
 {
 	constexpr int kMss = 536;
+	unsigned segs = 0;
+
+	std::ifstream(opt.fpdu_segs) >> segs;
+	Require(segs >= 1, "cannot read " + opt.fpdu_segs);
+	const std::size_t max_fpdu = std::size_t{segs} * kMss;
 	constexpr u32 kSink = 0x7700, kSinkTo = 0x10000;
 	Sock s(kMss);
 	bool crc = MpaConnect(s, false);
@@ -332,8 +339,10 @@ void ReadWithinMss()
 
 		Require(!f.empty(), "connection ended after " +
 			std::to_string(got) + " bytes");
-		Require(f.size() <= kMss, "FPDU of " + std::to_string(f.size()) +
-			" bytes over an MSS of " + std::to_string(kMss));
+		Require(f.size() <= max_fpdu, "FPDU of " +
+			std::to_string(f.size()) + " bytes, over " +
+			std::to_string(segs) + " x MSS " +
+			std::to_string(kMss));
 		Require(mpa_fpdu_decode(f.data(), f.size(), crc, 0xffff, &u,
 					&ulen) > 0, "bad FPDU");
 		int hl = ddp_hdr_decode(u, ulen, &r, &err);
@@ -350,7 +359,7 @@ void ReadWithinMss()
 	}
 	Require(got == len, "read " + std::to_string(got) + " of " +
 		std::to_string(len) + " bytes");
-	Require(fpdus >= len / kMss, "only " + std::to_string(fpdus) +
+	Require(fpdus >= len / max_fpdu, "only " + std::to_string(fpdus) +
 		" FPDUs");
 	c = WaitConn(s.local_port, [](const ConnLine &l) {
 		return l.get("state") == "RTS";
@@ -544,8 +553,10 @@ int main(int argc, char **argv)
 			opt.conns = v;
 		else if (a == "--suite")
 			opt.suite = v;
+		else if (a == "--fpdu-segs-file")
+			opt.fpdu_segs = v;
 		else {
-			std::cerr << "usage: kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME]\n";
+			std::cerr << "usage: kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME] [--fpdu-segs-file F]\n";
 			return 2;
 		}
 	}
