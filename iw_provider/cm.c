@@ -314,10 +314,11 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->ird = min_t(u32, b->ird, qp->irq_size);
 	qp->ord = min_t(u32, b->ord, qp->orq_size);
 	/*
-	 * FPDUs of several segments: the per-FPDU work (header, one
-	 * sendmsg, the receiver's header and trailer reads) is paid once
-	 * per fpdu_segs segments. Markers are never used, so nothing on
-	 * the wire depends on FPDU and segment boundaries meeting.
+	 * FPDUs sized to the path: one MSS by default (RFC 5044's
+	 * EMSS rule). fpdu_segs > 1 allows FPDUs of several segments,
+	 * paying the per-FPDU work (header, one sendmsg, the receiver's
+	 * header and trailer reads) once per fpdu_segs segments; markers
+	 * are never used, so the peer does not depend on the boundaries.
 	 */
 	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128) *
 		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);

@@ -57,6 +57,11 @@ else
 	rm -f "$run/bench.conf"
 fi
 
+# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 1)
+if [ -n "${KDAPL_FPDU_SEGS:-}" ]; then
+	echo "KIWARP_ARGS=\"fpdu_segs=$KDAPL_FPDU_SEGS\"" >>"$run/bench.conf"
+fi
+
 echo "bench: booting the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
 rc=0
 KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \

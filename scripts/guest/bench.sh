@@ -84,7 +84,9 @@ guest_marker "cpus=$(nproc) kernel=$(uname -r)"
 echo "# cpus $(nproc)" >>"$RAW"
 setup_test_hosts || echo "kdapl-bench: test hosts failed"
 setup_kiwarp_hosts || echo "kdapl-bench: kiwarp hosts failed"
-insmod "$MODDIR/kiwarp.ko"
+# shellcheck disable=SC2086 # KIWARP_ARGS: words from bench.conf
+insmod "$MODDIR/kiwarp.ko" ${KIWARP_ARGS:-}
+echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs)" >>"$RAW"
 add_kiwarp_device || echo "kdapl-bench: rdma link add kw0..kw2 failed"
 load_stack || echo "kdapl-bench: loading kdapl/kdapl_bench failed"
 serve_all
