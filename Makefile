@@ -6,6 +6,7 @@
 #                  kernel first if the cache has none
 #   make check     the whole test suite (scripts/check.sh)
 #   make demo      boot the guest and show the modules at work
+#   make bench     benchmarks on the perf kernel (scripts/bench.sh)
 #   make deps      install the Debian packages (scripts/install-deps.sh)
 #   make clean     remove module build products and build/
 #
@@ -28,9 +29,12 @@ check:
 demo:
 	$(CURDIR)/scripts/demo.sh
 
+bench:
+	$(CURDIR)/scripts/bench.sh
+
 clean:
 	@ktree=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/kdapl/kernel-$(FLAVOUR)-* 2>/dev/null | head -n 1); \
 	if [ -n "$$ktree" ]; then $(MAKE) -C $$ktree M=$(CURDIR) clean; fi
 	rm -rf $(CURDIR)/build
 
-.PHONY: all modules deps check demo clean
+.PHONY: all modules deps check demo bench clean

@@ -3,18 +3,22 @@
  * kiwarp: the iw_cm glue - TCP connections and MPA connection setup.
  *
  * Sockets are kernel TCP sockets in the netdev's network namespace,
- * IPv4 only, Nagle off (TCP_NODELAY), other options left as they are.
+ * IPv4 or IPv6 as the cm_id's addresses are, Nagle off (TCP_NODELAY),
+ * other options left as they are.
  *
  * Active side (iw_connect): a connection endpoint (struct kiwarp_cep)
  * is set up in a work: bind to the cm_id's local address, connect, send
  * the MPA Request, read the Reply, bind the socket to the QP (RTS) and
  * report IW_CM_EVENT_CONNECT_REPLY - exactly once, with an error status
  * on any failure (a reject gives -ECONNREFUSED with its private data, a
- * TCP failure -ETIMEDOUT if unreachable, else -ECONNABORTED).
+ * TCP failure -ETIMEDOUT if unreachable or not connected within 10 s,
+ * else -ECONNABORTED; the TCP error is logged unless it is a refusal).
  *
- * Passive side (iw_create_listen): one listening socket per IPv4 address
- * of the netdev (a wildcard listen never takes connections for other
- * devices' addresses; a netdev without address listens nowhere).
+ * Passive side (iw_create_listen): one listening socket per address of
+ * the netdev (a wildcard listen never takes connections for other
+ * devices' addresses; a netdev without address listens nowhere): an
+ * IPv4 wildcard takes the IPv4 addresses, an IPv6 wildcard the IPv6
+ * ones (v6-only sockets) and, unless the cm_id is afonly, the IPv4 ones.
  * Accepted sockets become ceps; a work reads the MPA Request, answers
  * markers or impossible RFC 6581 requests with an MPA reject and
  * otherwise reports IW_CM_EVENT_CONNECT_REQUEST (provider_data = cep).
@@ -34,12 +38,14 @@
 #include <linux/slab.h>
 #include <linux/inetdevice.h>
 #include <linux/tcp.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "kiwarp.h"
 
 #define KIWARP_CM_TIMEOUT	(10 * HZ)
-#define KIWARP_LISTEN_ADDRS	4
+#define KIWARP_LISTEN_ADDRS	8
 #define KIWARP_MPA_BUF		(MPA_RR_HDR_LEN + MPA_MAX_PRIVDATA)
 
 /*
@@ -307,7 +313,15 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->mpa_rev = b->rev;
 	qp->ird = min_t(u32, b->ird, qp->irq_size);
 	qp->ord = min_t(u32, b->ord, qp->orq_size);
-	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128);
+	/*
+	 * FPDUs sized to the path: one MSS by default (RFC 5044's
+	 * EMSS rule). fpdu_segs > 1 allows FPDUs of several segments,
+	 * paying the per-FPDU work (header, one sendmsg, the receiver's
+	 * header and trailer reads) once per fpdu_segs segments; markers
+	 * are never used, so the peer does not depend on the boundaries.
+	 */
+	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128) *
+		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);
 	qp->fin_sent = false;
 	qp->peer_closed = false;
 	qp->local_close = false;
@@ -471,10 +485,26 @@ static int kiwarp_iwcm_bind(struct kiwarp_qp *qp, struct socket *sock,
 
 /* --- active side -------------------------------------------------- */
 
-static int kiwarp_sock_new(struct kiwarp_dev *kdev, struct socket **sock)
+static int kiwarp_sock_new(struct kiwarp_dev *kdev, int family,
+			   struct socket **sock)
 {
-	return sock_create_kern(dev_net(kdev->netdev), AF_INET, SOCK_STREAM,
+	return sock_create_kern(dev_net(kdev->netdev), family, SOCK_STREAM,
 				IPPROTO_TCP, sock);
+}
+
+/* Length of an AF_INET or AF_INET6 address (the only ones we take). */
+static int kiwarp_addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+static void kiwarp_addr_set_port(struct sockaddr_storage *ss, __be16 port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = port;
+	else
+		((struct sockaddr_in *)ss)->sin_port = port;
 }
 
 static void kiwarp_connect_work(struct work_struct *work)
@@ -489,13 +519,13 @@ static void kiwarp_connect_work(struct work_struct *work)
 	bool crc;
 	int ret;
 
-	ret = kiwarp_sock_new(cep->kdev, &sock);
+	ret = kiwarp_sock_new(cep->kdev, id->m_local_addr.ss_family, &sock);
 	if (ret)
 		goto fail;
 	kiwarp_sock_tune(sock);
 	sock_set_reuseaddr(sock->sk);
 	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr,
-			  sizeof(struct sockaddr_in));
+			  kiwarp_addr_len(&id->m_local_addr));
 	if (ret == -EADDRINUSE) {
 		/*
 		 * rdma_cm picked the port in its own port space; TCP may
@@ -503,24 +533,34 @@ static void kiwarp_connect_work(struct work_struct *work)
 		 * choose: the CONNECT_REPLY reports the socket's address,
 		 * which iw_cm keeps as the mapped one (m_local_addr).
 		 */
-		struct sockaddr_in any = *(struct sockaddr_in *)&id->m_local_addr;
+		struct sockaddr_storage any = id->m_local_addr;
 
-		any.sin_port = 0;
-		ret = kernel_bind(sock, (struct sockaddr *)&any, sizeof(any));
+		kiwarp_addr_set_port(&any, 0);
+		ret = kernel_bind(sock, (struct sockaddr *)&any,
+				  kiwarp_addr_len(&any));
 	}
 	if (ret)
 		goto fail;
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
-			     sizeof(struct sockaddr_in), 0);
+			     kiwarp_addr_len(&id->m_remote_addr), 0);
 	if (ret) {
 		/*
-		 * TCP failed. rdma_cm reads -ECONNREFUSED as the remote
-		 * consumer's reject: report an unreachable host as
-		 * -ETIMEDOUT (UNREACHABLE) and anything else, a refused
-		 * connection included, as -ECONNABORTED (CONNECT_ERROR).
+		 * TCP failed. Anything but nobody listening is worth a line
+		 * (a flaky test run needs the real error). rdma_cm reads
+		 * -ECONNREFUSED as the remote consumer's reject: report an
+		 * unreachable host or a handshake not done within the send
+		 * timeout (-EINPROGRESS) as -ETIMEDOUT (UNREACHABLE) and
+		 * anything else, a refused connection included, as
+		 * -ECONNABORTED (CONNECT_ERROR).
 		 */
+		if (ret != -ECONNREFUSED)
+			ibdev_info_ratelimited(&cep->kdev->ibdev,
+					       "TCP connect %pISpc -> %pISpc: %d\n",
+					       &id->m_local_addr,
+					       &id->m_remote_addr, ret);
 		ret = (ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
-		       ret == -ENETUNREACH) ? -ETIMEDOUT : -ECONNABORTED;
+		       ret == -ENETUNREACH || ret == -EINPROGRESS) ?
+		      -ETIMEDOUT : -ECONNABORTED;
 		goto fail;
 	}
 
@@ -585,8 +625,9 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	struct kiwarp_cep *cep;
 	struct ib_qp *ibqp;
 
-	if (id->m_local_addr.ss_family != AF_INET ||
-	    id->m_remote_addr.ss_family != AF_INET)
+	if ((id->m_local_addr.ss_family != AF_INET &&
+	     id->m_local_addr.ss_family != AF_INET6) ||
+	    id->m_remote_addr.ss_family != id->m_local_addr.ss_family)
 		return -EAFNOSUPPORT;
 	if (p->private_data_len > MPA_MAX_PRIVDATA - MPA_V2_BLOCK_LEN)
 		return -EINVAL;
@@ -732,26 +773,24 @@ static void kiwarp_listen_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static int kiwarp_listen_on(struct kiwarp_listen *l, __be32 addr,
-			    __be16 port, int backlog)
+static int kiwarp_listen_on(struct kiwarp_listen *l,
+			    struct sockaddr_storage *addr, int backlog)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = addr,
-		.sin_port = port,
-	};
 	struct socket *sock;
 	struct sock *sk;
 	int ret;
 
 	if (l->nsocks >= KIWARP_LISTEN_ADDRS)
 		return -ENOSPC;
-	ret = kiwarp_sock_new(l->kdev, &sock);
+	ret = kiwarp_sock_new(l->kdev, addr->ss_family, &sock);
 	if (ret)
 		return ret;
 	sk = sock->sk;
 	sock_set_reuseaddr(sk);
-	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	ret = addr->ss_family == AF_INET6 ? ip6_sock_set_v6only(sk) : 0;
+	if (!ret)
+		ret = kernel_bind(sock, (struct sockaddr *)addr,
+				  kiwarp_addr_len(addr));
 	if (!ret)
 		ret = kernel_listen(sock, backlog);
 	if (ret) {
@@ -785,41 +824,106 @@ static void kiwarp_listen_close(struct kiwarp_listen *l)
 	l->nsocks = 0;
 }
 
+/* Add the netdev's IPv4 addresses to @addrs (@n used so far). */
+static int kiwarp_listen_addrs4(struct net_device *nd, __be16 port,
+				struct sockaddr_storage *addrs, int n)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *idev;
+
+	rcu_read_lock();
+	idev = __in_dev_get_rcu(nd);
+	if (idev) {
+		in_dev_for_each_ifa_rcu(ifa, idev) {
+			struct sockaddr_in *sin;
+
+			if (n >= KIWARP_LISTEN_ADDRS)
+				break;
+			sin = (struct sockaddr_in *)&addrs[n++];
+			memset(sin, 0, sizeof(addrs[0]));
+			sin->sin_family = AF_INET;
+			sin->sin_addr.s_addr = ifa->ifa_local;
+			sin->sin_port = port;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Add the netdev's usable IPv6 addresses (link-local with its scope). */
+static int kiwarp_listen_addrs6(struct net_device *nd, __be16 port,
+				struct sockaddr_storage *addrs, int n)
+{
+	const struct inet6_ifaddr *ifp;
+	struct inet6_dev *idev;
+
+	rcu_read_lock();
+	idev = __in6_dev_get(nd);
+	if (idev) {
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list) {
+			struct sockaddr_in6 *sin6;
+
+			if (n >= KIWARP_LISTEN_ADDRS)
+				break;
+			if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+				continue;
+			sin6 = (struct sockaddr_in6 *)&addrs[n++];
+			memset(sin6, 0, sizeof(addrs[0]));
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_addr = ifp->addr;
+			sin6->sin6_port = port;
+			if (ipv6_addr_type(&ifp->addr) & IPV6_ADDR_LINKLOCAL)
+				sin6->sin6_scope_id = nd->ifindex;
+		}
+		read_unlock_bh(&idev->lock);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
 int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct kiwarp_dev *kdev = to_kdev(id->device);
 	struct sockaddr_storage *ss = &id->m_local_addr;
-	__be32 addrs[KIWARP_LISTEN_ADDRS];
+	struct sockaddr_storage *addrs;
 	struct kiwarp_listen *l;
-	struct in_device *idev;
-	const struct in_ifaddr *ifa;
-	bool wildcard;
-	__be16 port;
 	int n = 0, i, ret = 0;
 
+	if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	addrs = kcalloc(KIWARP_LISTEN_ADDRS, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return -ENOMEM;
 	if (ss->ss_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
-		port = sin->sin_port;
-		wildcard = sin->sin_addr.s_addr == htonl(INADDR_ANY);
-		if (!wildcard)
-			addrs[n++] = sin->sin_addr.s_addr;
-	} else if (ss->ss_family == AF_INET6) {
+		if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
+			n = kiwarp_listen_addrs4(kdev->netdev, sin->sin_port,
+						 addrs, 0);
+		else
+			addrs[n++] = *ss;
+	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
-		/* IPv4 only: an IPv6 wildcard serves our IPv4 addresses */
-		if (!ipv6_addr_any(&sin6->sin6_addr) || id->afonly)
-			return ipv6_addr_any(&sin6->sin6_addr) ? 0 :
-			       -EAFNOSUPPORT;
-		port = sin6->sin6_port;
-		wildcard = true;
-	} else {
-		return -EAFNOSUPPORT;
+		if (ipv6_addr_any(&sin6->sin6_addr)) {
+			n = kiwarp_listen_addrs6(kdev->netdev, sin6->sin6_port,
+						 addrs, 0);
+			/* not v6-only: the IPv4 addresses too */
+			if (!id->afonly)
+				n = kiwarp_listen_addrs4(kdev->netdev,
+							 sin6->sin6_port,
+							 addrs, n);
+		} else {
+			addrs[n++] = *ss;
+		}
 	}
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
+	if (!l) {
+		kfree(addrs);
 		return -ENOMEM;
+	}
 	kref_init(&l->ref);
 	mutex_init(&l->lock);
 	INIT_LIST_HEAD(&l->pending);
@@ -827,19 +931,9 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 	l->kdev = kdev;
 	l->cm_id = id;
 
-	if (wildcard) {
-		rcu_read_lock();
-		idev = __in_dev_get_rcu(kdev->netdev);
-		if (idev) {
-			in_dev_for_each_ifa_rcu(ifa, idev) {
-				if (n < KIWARP_LISTEN_ADDRS)
-					addrs[n++] = ifa->ifa_local;
-			}
-		}
-		rcu_read_unlock();
-	}
 	for (i = 0; i < n && !ret; i++)
-		ret = kiwarp_listen_on(l, addrs[i], port, backlog);
+		ret = kiwarp_listen_on(l, &addrs[i], backlog);
+	kfree(addrs);
 	if (ret) {
 		kiwarp_listen_close(l);
 		kiwarp_listen_put(l);

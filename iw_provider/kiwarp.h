@@ -59,6 +59,7 @@
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
+extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
 extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct dentry *kiwarp_debugfs_root;
@@ -400,7 +401,7 @@ struct kiwarp_qp {
 	u8 mpa_rev;
 	u32 ird;
 	u32 ord;
-	u32 fpdu_max;		/* largest FPDU on the wire: the MSS */
+	u32 fpdu_max;		/* largest FPDU on the wire: fpdu_segs MSS */
 	bool fin_sent;		/* TX work: our FIN is out (CLOSING) */
 	bool peer_closed;
 	struct sockaddr_storage laddr;	/* 4-tuple, set at bind */

@@ -26,6 +26,11 @@ module_param_named(mpa_crc, kiwarp_mpa_crc, bool, 0644);
 MODULE_PARM_DESC(mpa_crc, "request MPA CRC32c on new connections (default off, like siw)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
 
+unsigned int kiwarp_fpdu_segs = 1;
+module_param_named(fpdu_segs, kiwarp_fpdu_segs, uint, 0644);
+MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64 (default 1: every FPDU fits one segment of the path)");
+EXPORT_SYMBOL_NS_GPL(kiwarp_fpdu_segs, KIWARP_INTERNAL);
+
 unsigned int kiwarp_close_timeout_ms = 5000;
 module_param_named(close_timeout_ms, kiwarp_close_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(close_timeout_ms, "how long a graceful close waits for the peer's FIN before resetting (ms, default 5000)");

@@ -11,8 +11,9 @@
  * LOCAL_INV steps. In CLOSING, once the SQ is empty, our half of the TCP
  * connection is closed (FIN).
  *
- * A message is cut into FPDUs no larger than the path MSS (fpdu_max),
- * each sent with one kernel_sendmsg() of a kvec array: the header in
+ * A message is cut into FPDUs of at most fpdu_segs path MSS (fpdu_max),
+ * each sent with one kernel_sendmsg() of a kvec array (MSG_MORE but for
+ * the message's last FPDU, so TCP builds full-size skbs): the header in
  * qp->tx_hdr, the payload straight from the registered memory (no copy
  * into a staging buffer), pad and CRC from qp->tx_trl. Nothing is
  * allocated per message. Sends and Writes complete once handed to TCP,
@@ -94,6 +95,9 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 		n++;
 
 		flen = MPA_FPDU_HDR_LEN + hlen + chunk + pad + MPA_FPDU_CRC_LEN;
+		/* More of this message follows: let TCP fill whole skbs. */
+		if (!h->last)
+			msg.msg_flags |= MSG_MORE;
 		ret = kernel_sendmsg(qp->sock, &msg, vec, n, flen);
 		if (ret != flen)
 			return ret < 0 ? ret : -EIO;

@@ -319,6 +319,13 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 				DAT_INVALID_STATE_EP_NOTREADY);
 	if (ret != DAT_SUCCESS)
 		goto unlock;
+	/*
+	 * Registrations the peer may rely on go first (lmr.h), and before
+	 * the translation: a segment that crosses pages of an LMR needs its
+	 * registration posted, and this may be the LMR's first send-side use.
+	 */
+	if (op != KDAPL_EP_OP_POST_RECV)
+		kdapl_lmr_post_pending(ep->pz, ep->qp);
 	wr = wr_get(ep, nseg, iov, sge, cookie, dop, &ret);
 	if (!wr)
 		goto unlock;
@@ -333,8 +340,6 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		rcv.num_sge = nseg;
 		err = ib_post_recv(ep->qp, &rcv, &rbad);
 	} else {
-		/* Registrations the peer may rely on go first (lmr.h). */
-		kdapl_lmr_post_pending(ep->pz, ep->qp);
 		rwr.wr.wr_cqe = &wr->cqe;
 		rwr.wr.sg_list = sge;
 		rwr.wr.num_sge = nseg;

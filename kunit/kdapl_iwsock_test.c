@@ -24,7 +24,9 @@
 #include <linux/rtnetlink.h>
 #include <linux/string.h>
 #include <linux/tcp.h>
+#include <net/arp.h>
 #include <net/inet_hashtables.h>
+#include <net/ndisc.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -138,6 +140,17 @@ static void iws_exit(struct kunit *test)
 			sa.sa_family = nd->type;
 			memcpy(sa.sa_data, c->veth5_mac, ETH_ALEN);
 			dev_set_mac_address(nd, &sa, NULL);
+		}
+		/*
+		 * A may have resolved B again while B had the other MAC
+		 * address: forget it, or A's frames to B are dropped until
+		 * the entry ages out (tens of seconds; later suites over
+		 * kw1/kw2 failed to connect).
+		 */
+		nd = __dev_get_by_name(&init_net, "veth4");
+		if (nd) {
+			neigh_changeaddr(&arp_tbl, nd);
+			neigh_changeaddr(&nd_tbl, nd);
 		}
 		rtnl_unlock();
 	}

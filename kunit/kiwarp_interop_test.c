@@ -369,7 +369,8 @@ static void check_cport(struct kunit *test, struct rdma_cm_id *cid,
 	if (qp->sock)
 		kernel_getsockname(qp->sock, (struct sockaddr *)&wire);
 	mutex_unlock(&qp->conn_lock);
-	KUNIT_EXPECT_EQ(test, wire.sin_addr.s_addr, in_aton(cside->ip));
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wire.sin_addr.s_addr),
+			be32_to_cpu(in_aton(cside->ip)));
 	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), 0);
 	KUNIT_EXPECT_NE(test, ntohs(wire.sin_port), cport);
 }
@@ -397,6 +398,7 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	struct sockaddr_in saddr, caddr;
 	struct ep *srv, *cli;
 	bool old_crc = kiwarp_mpa_crc;
+	unsigned int old_segs = kiwarp_fpdu_segs;
 	static u16 port = 18515;
 
 	srv = kunit_kzalloc(test, sizeof(*srv), GFP_KERNEL);
@@ -416,6 +418,8 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	srv->test = test;
 	cli->test = test;
 	WRITE_ONCE(kiwarp_mpa_crc, crc);
+	/* One-segment FPDUs: each message here spans several FPDUs. */
+	WRITE_ONCE(kiwarp_fpdu_segs, 1);
 
 	lid = rdma_create_id(srv_net, cm_handler, &sctx, RDMA_PS_TCP,
 			     IB_QPT_RC);
@@ -494,6 +498,7 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	KUNIT_EXPECT_TRUE(test, cm_wait(&sctx, RDMA_CM_EVENT_DISCONNECTED));
 out:
 	WRITE_ONCE(kiwarp_mpa_crc, old_crc);
+	WRITE_ONCE(kiwarp_fpdu_segs, old_segs);
 	if (cli)
 		ep_teardown(cli);
 	if (srv)

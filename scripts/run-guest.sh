@@ -38,7 +38,7 @@ rm -f "$rundir/out/"* "$rundir/console.log"
 
 # Stage the modules the guest loads: ours and the in-tree siw.
 cp "$top"/kdapl/*.ko "$top"/iw_provider/*.ko "$top"/kunit/*.ko "$top"/demo/*.ko \
-	"$top"/tools/kdapltest/*.ko \
+	"$top"/tools/kdapltest/*.ko "$top"/bench/*.ko \
 	"$rundir/modules/"
 cp "$ktree/drivers/infiniband/sw/siw/siw.ko" "$rundir/modules/"
 

@@ -48,7 +48,7 @@ grep -E 'warning:|error:' "$log/sparse.log" >"$log/sparse.bad"
 result sparse $? "$log/sparse.bad"
 
 # tools/kdapltest: the module's C (its frontend/ and test/ are C++).
-files=$(cd "$top" && find kdapl iw_provider kunit demo include tools/kdapltest \
+files=$(cd "$top" && find kdapl iw_provider kunit demo include tools/kdapltest bench \
 	-name '*.[ch]' -not -name '*.mod.c' -not -path '*/frontend/*' \
 	-not -path '*/test/*' | sort)
 : >"$log/checkpatch.bad"

@@ -143,13 +143,18 @@ show_debugfs() {
 # always uses its netdev's namespace.
 KW_A_ADDR=198.51.100.1
 KW_B_ADDR=198.51.100.2
+# IPv6 through iw_cm (kunit/kiwarp_rping_test.c)
+KW_A_ADDR6=2001:db8:2::1
+KW_B_ADDR6=2001:db8:2::2
 
 setup_kiwarp_hosts() {
 	ip link add veth2 type veth peer name veth3 &&
 	ip link set veth2 netns b &&
 	ip netns exec b ip addr add "$KW_A_ADDR/24" dev veth2 &&
 	ip netns exec b ip link set veth2 up &&
+	ip netns exec b ip -6 addr add "$KW_A_ADDR6/64" dev veth2 nodad &&
 	ip addr add "$KW_B_ADDR/24" dev veth3 &&
+	ip -6 addr add "$KW_B_ADDR6/64" dev veth3 nodad &&
 	ip link set veth3 up &&
 	rdma link add siwC type siw netdev veth3 &&
 	setup_kiwarp_pair
@@ -205,7 +210,7 @@ kw_duplicate() {
 }
 kw_unload_reload() {
 	rmmod kiwarp &&
-	! rdma link show | grep -q '^link kw' &&
+	! rdma link show | grep -q '^link kw'
 	[ ! -e /sys/kernel/debug/kiwarp ] &&
 	insmod "$MODDIR/kiwarp.ko" &&
 	add_kiwarp_device
@@ -274,5 +279,155 @@ kdapl_rping_suites() {
 		ktap_case fail rping_client_against_ssp "exit $rc" \
 			"$(tail -n 5 /tmp/krping-c.log | tr '\n' '|')"
 	fi
+	ktap_end
+}
+
+# kiwarp_rping_suites: plain kernel rdma_cm endpoints on kiwarp speaking
+# rping's protocol (kunit/kiwarp_rping_test.c) against userspace rping
+# on siwC (root namespace, 198.51.100.2); our side is kw0 (198.51.100.1,
+# namespace b). rping -c retries until the first KUnit case listens;
+# rping -s waits for the second. Then suite kiwarp_rping_userspace with
+# rping's own verdicts (exit status, -V, every round). Needs kiwarp and
+# kw0..kw2.
+kiwarp_rping_suites() {
+	local spid cpid rs=0 rc=0 n=$KDAPL_RPING_COUNT
+	rping -s -a "$KW_B_ADDR" -p 7176 -C "$n" -S 64 -V \
+		>/tmp/kwrping-s.log 2>&1 &
+	spid=$!
+	(
+		i=0
+		while [ $i -lt 400 ]; do
+			if timeout 120 rping -c -a "$KW_A_ADDR" -p 7177 \
+				-C "$n" -S 64 -V -v >/tmp/kwrping-c.log 2>&1; then
+				exit 0
+			fi
+			i=$((i + 1))
+			sleep 0.3
+		done
+		exit 1
+	) &
+	cpid=$!
+	if insmod "$MODDIR/kiwarp_rping_test.ko" count="$n" \
+		port_server=7176 port_listen=7177; then
+		cat /sys/kernel/debug/kunit/kiwarp_rping/results >>"$RESULTS"
+		rmmod kiwarp_rping_test
+	else
+		echo "kdapl-guest: insmod kiwarp_rping_test failed"
+	fi
+	sleep 1
+	kill "$spid" "$cpid" 2>/dev/null
+	wait "$spid" || rs=$?
+	wait "$cpid" || rc=$?
+	ktap_suite kiwarp_rping_userspace 2
+	if [ $rs -eq 0 ]; then
+		ktap_case ok rping_server_against_kiwarp_client
+	else
+		ktap_case fail rping_server_against_kiwarp_client "exit $rs" \
+			"$(tail -n 5 /tmp/kwrping-s.log | tr '\n' '|')"
+	fi
+	if [ $rc -eq 0 ] &&
+		[ "$(grep -c 'ping data' /tmp/kwrping-c.log)" -eq "$n" ]; then
+		ktap_case ok rping_client_against_kiwarp_server
+	else
+		ktap_case fail rping_client_against_kiwarp_server "exit $rc" \
+			"$(tail -n 5 /tmp/kwrping-c.log | tr '\n' '|')"
+	fi
+	ktap_end
+}
+
+# Suite kiwarp_unload_live: kdapl_demo holds a connection between kw1
+# and kw2 (two IAs, two connected EPs), then kiwarp is unloaded under
+# it: module exit unregisters the devices, ib_core has kdapl release
+# them (its EPs see the device removal), nothing is left. Needs kdapl,
+# kiwarp, kw1 and kw2; kiwarp is gone afterwards.
+kw_live_eps() {
+	[ "$(grep -c " CONNECTED " /sys/kernel/debug/kdapl/eps)" -eq "$1" ] ||
+		{ cat /sys/kernel/debug/kdapl/eps; false; }
+}
+kw_gone() {
+	! grep -q '^kiwarp ' /proc/modules &&
+	[ ! -e /sys/kernel/debug/kiwarp ] &&
+	! rdma link show | grep -q '^link kw'
+}
+kw_gone_consumers_told() {
+	sleep 2
+	kw_gone && kw_live_eps 0
+}
+kw_demo_unloads() {
+	rmmod kdapl_demo &&
+	dmesg | tail -n 50 | grep -q "kdapl_demo: connection already down" &&
+	[ "$(grep -c . /sys/kernel/debug/kdapl/eps)" -eq 1 ]
+}
+kiwarp_unload_live_suite() {
+	ktap_suite kiwarp_unload_live 5
+	ktap_check demo_connected_kw1_kw2 insmod "$MODDIR/kdapl_demo.ko" \
+		ia_a=kw1 ia_b=kw2 addr_b="$KW2_ADDR" port=7952 count=20
+	ktap_check two_connected_eps kw_live_eps 2
+	ktap_check rmmod_kiwarp_with_live_connections timeout 60 \
+		busybox rmmod kiwarp
+	ktap_check kiwarp_gone_consumers_told kw_gone_consumers_told
+	ktap_check demo_unloads_after_removal kw_demo_unloads
+	ktap_end
+}
+
+# Suite kiwarp_wire_user: the userspace malformed-frame peer
+# (tools/wirepeer, built by the host stage) on a plain TCP socket in the
+# root namespace against kiwarp_wire_target.ko's listener on kw0; the
+# peer prints the suite's KTAP itself. Needs kiwarp and kw0.
+WIREPEER=$KDAPL_SRC/build/tools/wirepeer/kiwarp-wirepeer
+kiwarp_wire_user_suite() {
+	if [ ! -x "$WIREPEER" ] ||
+		! insmod "$MODDIR/kiwarp_wire_target.ko"; then
+		ktap_suite kiwarp_wire_user 1
+		ktap_case fail wirepeer_started "no $WIREPEER or insmod failed"
+		ktap_end
+		return
+	fi
+	# FPDUs sized to the path (one MSS) for read_responses_within_mss.
+	local segs=/sys/module/kiwarp/parameters/fpdu_segs old
+	old=$(cat "$segs")
+	echo 1 >"$segs"
+	timeout 600 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 >>"$RESULTS" ||
+		echo "kdapl-guest: kiwarp-wirepeer exit $?"
+	echo "$old" >"$segs"
+	cat /sys/kernel/debug/kiwarp_wire_target/conns
+	rmmod kiwarp_wire_target
+}
+
+# Suite kdapl_bench_smoke: kdapl_bench.ko (make bench) loads, makes its
+# passive ends from namespace b and runs one tiny measurement of each
+# kind on the debug kernel; numbers are not judged, only that each
+# command succeeds and reports its figures. Needs kdapl, kiwarp, kw1/kw2.
+BENCH_CTL=/sys/kernel/debug/kdapl_bench/ctl
+bench_cmd() {
+	echo "$1" >"$BENCH_CTL" && grep -qE "^$2 [0-9]+\.[0-9]{3}$" "$BENCH_CTL"
+}
+bench_in_b() {
+	nsenter --net=/run/netns/b sh -c "echo '$1' >$BENCH_CTL"
+}
+bench_smoke_load() {
+	insmod "$MODDIR/kdapl_bench.ko" &&
+	bench_in_b "serve ia=kw2 port=7801" &&
+	bench_in_b "serve tcp port=7802"
+}
+bench_smoke_unload() {
+	echo unserve >"$BENCH_CTL" && rmmod kdapl_bench
+}
+kdapl_bench_smoke_suite() {
+	local ours="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
+	ktap_suite kdapl_bench_smoke 6
+	ktap_check load_and_serve bench_smoke_load
+	ktap_check dat_pingpong bench_cmd \
+		"dat test=lat $ours size=64 rounds=20 reps=1 tag=s.lat" \
+		's\.lat\.median'
+	ktap_check dat_rdma_write_64k bench_cmd \
+		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
+		's\.write'
+	ktap_check dat_setup_rate bench_cmd \
+		"dat test=conn $ours rounds=2 reps=1 tag=s.conn" 's\.conn'
+	ktap_check tcp_pingpong bench_cmd \
+		"tcp test=lat addr=$KW2_ADDR port=7802 size=64 rounds=20 reps=1 tag=s.tcp" \
+		's\.tcp\.median'
+	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }

@@ -127,7 +127,23 @@ run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 
 # --- kdapl_rping + rping_userspace: socket extensions vs rping on siw ----
 kdapl_rping_suites
-rmmod kiwarp
+
+# --- kiwarp_rping + kiwarp_rping_userspace: rping's protocol on kiwarp ----
+kiwarp_rping_suites
+
+# --- kiwarp_wire_user: malformed frames from a userspace peer ------------
+kiwarp_wire_user_suite
+
+# --- kdapl_bench_smoke: make bench's module, one tiny run of each kind -----
+# After the KUnit suites, so that its connect/disconnect cycles between
+# kw1 and kw2 come after them. (kiwarp_interop's ours_ours_rdma_cm once
+# got no connect request, -ECONNABORTED, when it ran before; a cause
+# found since: kdapl_iwsock left kw1's neighbour entry for kw2 on a
+# stale MAC, fixed there.)
+kdapl_bench_smoke_suite
+
+# --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
+kiwarp_unload_live_suite
 rmmod kdapl
 
 # A leak anywhere in the run shows up on the console for the host parser

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kdapl_bench.ko: the in-guest half of `make bench`
+ * (Documentation/performance.rst).
+ *
+ * One debugfs file, /sys/kernel/debug/kdapl_bench/ctl, takes one command
+ * per write(); the command runs to its end inside that write() (process
+ * context, may sleep for seconds) and its output, lines of
+ * "<figure> <value>", can then be read back from the same file. Commands
+ * are serialized by bench_mutex. The passive ends are made by "serve"
+ * commands from a task in the peer's network namespace (siw opens its
+ * listening socket in the caller's namespace) and stay until "unserve".
+ */
+#ifndef _KDAPL_BENCH_H_
+#define _KDAPL_BENCH_H_
+
+#include <linux/ktime.h>
+#include <linux/seq_buf.h>
+#include <linux/types.h>
+
+#include <dat2/kdat.h>
+
+struct net;
+
+/* Per-run limits. */
+#define BENCH_MAX_CONNS		4	/* EPs busy at once (scaling) */
+#define BENCH_MAX_CPUS		8	/* per-CPU event counters */
+#define BENCH_MAX_REPS		20
+#define BENCH_MAX_ROUNDS	100000	/* ping-pong round trips */
+#define BENCH_MAX_SIZE		(4U << 20)
+#define BENCH_MAX_SETUPS	1000	/* connections per setup-rate run */
+#define BENCH_WAIT_MS		10000	/* any single wait */
+
+/**
+ * struct bench_cmd - one parsed command
+ * @verb: first word ("dat", "tcp", "verbs", "serve", ...)
+ * @test: what to measure: write, read, send, lat, conn, sconn
+ * @ia_a: active side's IA (RDMA device)
+ * @ia_b: passive side's IA
+ * @addr_b: passive side's IPv4 address
+ * @port: TCP port / connection qualifier
+ * @size: message size in bytes
+ * @depth: outstanding operations per EP (pipeline depth)
+ * @conns: EPs busy at once
+ * @ms: measured duration of a throughput run, milliseconds
+ * @rounds: ping-pong round trips or connections per measured run
+ * @reps: measured runs (after one warm-up run)
+ * @tag: label prefixed to every output figure
+ */
+struct bench_cmd {
+	char verb[16];
+	char test[16];
+	char ia_a[32];
+	char ia_b[32];
+	char addr_b[48];
+	char tag[48];
+	u16 port;
+	u32 size;
+	u32 depth;
+	u32 conns;
+	u32 ms;
+	u32 rounds;
+	u32 reps;
+};
+
+/* Output of the running command (bench_mutex held). */
+extern struct seq_buf bench_out;
+
+void bench_emit(const char *tag, const char *what, u64 milli);
+void bench_emit_lat(const char *tag, u64 *ns, u32 n);
+u64 bench_rate_milli(u64 count, u64 ns);
+bool bench_sleep_poll(ktime_t deadline);
+
+/* DAT tests (dat.c). */
+int bench_dat_serve(const char *ia, u16 port);
+void bench_dat_unserve(void);
+int bench_dat_run(const struct bench_cmd *c);
+
+/* Kernel TCP tests (tcp.c). */
+int bench_tcp_serve(u16 port);
+void bench_tcp_unserve(void);
+int bench_tcp_run(const struct bench_cmd *c);
+struct net *bench_peer_net(void);
+
+/* Raw kernel verbs (verbs.c). */
+int bench_verbs_run(const struct bench_cmd *c);
+
+#endif /* _KDAPL_BENCH_H_ */

@@ -1,0 +1,1155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_bench.ko: measurements through the DAT API (kdapl.ko) over any
+ * RDMA device, kiwarp's and siw's alike.
+ *
+ * Both ends of every connection live in this module. The passive end's
+ * IA and PSP are made by "serve" (from a task in the passive device's
+ * namespace, for siw) and stay; everything else is made by the measuring
+ * command, in its own context: the command connects, polls the PSP's CR
+ * EVD and accepts itself. Data then flows from DTO upcalls only (softirq
+ * on the EVD's CPU): the active end keeps @depth operations in flight
+ * and reposts from its upcall, the passive end echoes (ping-pong) or
+ * returns SEND credits from its upcall. The command thread sleeps on a
+ * completion meanwhile.
+ *
+ * Lifetimes: struct bench_srv lives from "serve" to "unserve" (both under
+ * bench_mutex). struct bench_dconn lives for one command; its EVDs are
+ * freed (which waits for running upcalls) before it is.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include <dat2/dat_iw_extensions.h>
+
+#include "bench.h"
+
+#define BENCH_MAX_SERVERS	4
+#define BENCH_EVD_QLEN		512
+#define BENCH_RQ		64	/* passive end's receives (SEND test) */
+#define BENCH_CREDIT_EVERY	8	/* passive end returns credits per */
+#define BENCH_CREDIT_RECVS	16	/* active end's credit receives */
+#define BENCH_CREDIT_LEN	8
+#define BENCH_HELLO_LEN		64
+#define BENCH_CTL_PAGES		2
+#define BENCH_CREDIT_OFF	BENCH_HELLO_LEN	/* in ctl page 0 */
+#define BENCH_PONG_OFF		PAGE_SIZE	/* ctl page 1 */
+#define BENCH_FENCE_OFF		128		/* ctl page 0 */
+#define BENCH_FENCE_LEN		8
+
+enum bench_test {
+	BT_SETUP,	/* waiting for the passive end's hello */
+	BT_WRITE,
+	BT_READ,
+	BT_SEND,
+	BT_LAT,
+	BT_DOWN,	/* tearing down: ignore flushes, post nothing */
+};
+
+/**
+ * struct bench_srv - a passive DAT end made by "serve"
+ * @name: the IA (device) name; "" when the slot is free
+ * @port: its PSP's connection qualifier
+ * @ia: its IA
+ * @async: the IA's asynchronous EVD
+ * @pz: its PZ, for the passive ends' LMRs and EPs
+ * @cr: the PSP's CR EVD, polled by the measuring commands
+ * @psp: the PSP
+ *
+ * Only touched under bench_mutex.
+ */
+struct bench_srv {
+	char name[32];
+	u16 port;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE cr;
+	DAT_PSP_HANDLE psp;
+};
+
+static struct bench_srv bench_srvs[BENCH_MAX_SERVERS];
+
+struct bench_drun;
+
+/**
+ * struct bench_mem - registered memory of one end
+ * @buf: @len bytes, vmalloc'd (page aligned)
+ * @len: size of @buf
+ * @lmr: the LMR over @buf
+ * @lctx: @lmr's lmr_context
+ * @rctx: @lmr's rmr_context, used by the peer
+ * @va: @buf's address in the LMR
+ */
+struct bench_mem {
+	u8 *buf;
+	size_t len;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VADDR va;
+};
+
+/**
+ * struct bench_end - one end of a benchmark connection
+ * @dto: its DTO EVD (upcalls to bench_upcall_a/b with the connection)
+ * @ep: its endpoint
+ * @data: the messages: RDMA source/sink, SEND source, echo buffer
+ * @ctl: BENCH_CTL_PAGES: page 0 the hello and credit messages, page 1
+ *	the active end's ping-pong receive
+ *
+ * Two LMRs: one LMR is limited to the device's fast-registration page
+ * list (256 pages on kiwarp and siw), which 1 MiB of data fills.
+ */
+struct bench_end {
+	DAT_EVD_HANDLE dto;
+	DAT_EP_HANDLE ep;
+	struct bench_mem data;
+	struct bench_mem ctl;
+};
+
+/**
+ * struct bench_dconn - one connection of a measuring command
+ * @run: the command
+ * @a: the active end (on the command's IA)
+ * @b: the passive end (on the server's IA)
+ * @lock: protects the counters below against the two ends' upcalls and
+ *	the command thread (taken with _bh from the thread)
+ * @inflight: operations posted and not completed
+ * @bytes: bytes completed in the current measured run
+ * @ops: operations completed in the current measured run
+ * @credits: SENDs the passive end has receives for
+ * @recvd: receives completed at the passive end (credit pacing)
+ * @round: ping-pong rounds done
+ * @t0: start of the current round
+ * @sent: SENDs posted in this run (a run ends on a multiple of
+ *	BENCH_CREDIT_EVERY, so that every credit comes back)
+ * @stop: the deadline passed: post nothing more (but the above)
+ * @fenced: the READ after the last WRITE completed: all WRITEs placed
+ * @finished: counted off in @run->active for this measured run
+ */
+struct bench_dconn {
+	struct bench_drun *run;
+	struct bench_end a, b;
+	spinlock_t lock;	/* the counters below; see above */
+	u32 inflight;
+	u64 bytes;
+	u64 ops;
+	u32 credits;
+	u32 recvd;
+	u32 round;
+	ktime_t t0;
+	u32 sent;
+	bool stop;
+	bool fenced;
+	bool finished;
+};
+
+/**
+ * struct bench_drun - state of one measuring command
+ * @test: the phase/test the upcalls act on
+ * @size: message size
+ * @depth: operations in flight per EP
+ * @deadline: active ends stop posting after it
+ * @active: connections still running in this measured run
+ * @done: completed when @active drops to 0, on a hello or on an error
+ * @err: first DTO error status seen (0 none)
+ * @t_end: when the last connection finished
+ * @rtt: ping-pong samples (ns)
+ * @rounds: how many are wanted per run
+ * @cpu_ev: DTO events seen by active-end upcalls, per CPU
+ */
+struct bench_drun {
+	enum bench_test test;
+	u32 size;
+	u32 depth;
+	ktime_t deadline;
+	atomic_t active;
+	struct completion done;
+	atomic_t err;
+	ktime_t t_end;
+	u64 *rtt;
+	u32 rounds;
+	atomic64_t cpu_ev[BENCH_MAX_CPUS];
+};
+
+static struct bench_srv *srv_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < BENCH_MAX_SERVERS; i++)
+		if (!strcmp(bench_srvs[i].name, name))
+			return &bench_srvs[i];
+	return NULL;
+}
+
+static void srv_free(struct bench_srv *s)
+{
+	if (s->psp)
+		dat_psp_free(s->psp);
+	if (s->ia)
+		dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG);
+	memset(s, 0, sizeof(*s));
+}
+
+/**
+ * bench_dat_serve() - open a passive end: IA @ia with a PSP on @port
+ * @ia: device name
+ * @port: connection qualifier
+ *
+ * Call from a task in @ia's network namespace (siw listens there).
+ * Context: process context, bench_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int bench_dat_serve(const char *ia, u16 port)
+{
+	struct bench_srv *s;
+
+	if (!*ia)
+		return -EINVAL;
+	if (srv_find(ia))
+		return -EEXIST;
+	s = srv_find("");
+	if (!s)
+		return -ENOSPC;
+	strscpy(s->name, ia, sizeof(s->name));
+	s->port = port;
+	s->async = DAT_HANDLE_NULL;
+	if (dat_ia_open(s->name, 16, &s->async, &s->ia) != DAT_SUCCESS ||
+	    dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS ||
+	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE, NULL,
+			    DAT_EVD_CR_FLAG, &s->cr) != DAT_SUCCESS ||
+	    dat_psp_create(s->ia, port, s->cr, DAT_PSP_CONSUMER_FLAG,
+			   &s->psp) != DAT_SUCCESS) {
+		srv_free(s);
+		pr_warn("serve %s port %u failed\n", ia, port);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * bench_dat_unserve() - free every passive end
+ *
+ * Context: process context, bench_mutex held.
+ */
+void bench_dat_unserve(void)
+{
+	int i;
+
+	for (i = 0; i < BENCH_MAX_SERVERS; i++)
+		if (bench_srvs[i].name[0])
+			srv_free(&bench_srvs[i]);
+}
+
+static DAT_LMR_TRIPLET trip(struct bench_mem *m, size_t off, size_t len)
+{
+	DAT_LMR_TRIPLET t = {
+		.lmr_context = m->lctx,
+		.virtual_address = m->va + off,
+		.segment_length = len,
+	};
+	return t;
+}
+
+static const DAT_DTO_COOKIE no_cookie = { .as_64 = 0 };
+
+/* A failed DAT call: say which and with what, as -EIO. */
+#define dat_fail(what, ret) \
+	({ pr_warn("%s: %s failed: %#x\n", __func__, what, (u32)(ret)); -EIO; })
+
+static int dat_chk(const char *what, DAT_RETURN ret)
+{
+	return ret == DAT_SUCCESS ? 0 : dat_fail(what, ret);
+}
+
+/* One data operation of the active end; conn->lock held. */
+static int post_one(struct bench_dconn *c)
+{
+	struct bench_drun *r = c->run;
+	DAT_RMR_TRIPLET rt = {
+		.rmr_context = c->b.data.rctx,
+		.virtual_address = c->b.data.va,
+		.segment_length = r->size,
+	};
+	DAT_LMR_TRIPLET t = trip(&c->a.data, 0, r->size);
+	DAT_RETURN ret;
+
+	switch (r->test) {
+	case BT_WRITE:
+		ret = dat_ep_post_rdma_write(c->a.ep, 1, &t, no_cookie, &rt, 0);
+		break;
+	case BT_READ:
+		ret = dat_ep_post_rdma_read(c->a.ep, 1, &t, no_cookie, &rt, 0);
+		break;
+	case BT_SEND:
+		if (!c->credits)
+			return -EAGAIN;
+		ret = dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0);
+		if (ret == DAT_SUCCESS) {
+			c->credits--;
+			c->sent++;
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret != DAT_SUCCESS) {
+		pr_warn_ratelimited("post of test %d failed: %#x\n", r->test,
+				    ret);
+		return -EIO;
+	}
+	c->inflight++;
+	return 0;
+}
+
+/* Keep @depth operations in flight until the deadline; conn->lock held. */
+static void refill(struct bench_dconn *c)
+{
+	struct bench_drun *r = c->run;
+
+	if (!c->stop && ktime_after(ktime_get(), r->deadline))
+		c->stop = true;
+	while (c->inflight < r->depth) {
+		if (c->stop && !(r->test == BT_SEND &&
+				 c->sent % BENCH_CREDIT_EVERY))
+			break;
+		if (post_one(c))
+			break;
+	}
+}
+
+static void run_fail(struct bench_drun *r, int status);
+static void conn_finished(struct bench_dconn *c);
+
+/*
+ * The run of @c ends when what it sent has arrived, not when it was
+ * handed to TCP (which is when a SEND or WRITE completes): a SEND run
+ * when every credit came back, a WRITE run when a READ posted after the
+ * last WRITE completed (the responder answers it after placing them).
+ * conn->lock held.
+ */
+static void conn_maybe_done(struct bench_dconn *c)
+{
+	struct bench_drun *r = c->run;
+	DAT_RMR_TRIPLET rt = {
+		.rmr_context = c->b.data.rctx,
+		.virtual_address = c->b.data.va,
+		.segment_length = BENCH_FENCE_LEN,
+	};
+	DAT_LMR_TRIPLET t;
+
+	if (!c->stop || c->inflight || c->finished)
+		return;
+	if (r->test == BT_SEND && (c->sent % BENCH_CREDIT_EVERY ||
+				   c->credits < BENCH_RQ))
+		return;
+	if (r->test == BT_WRITE && !c->fenced) {
+		t = trip(&c->a.ctl, BENCH_FENCE_OFF, BENCH_FENCE_LEN);
+		if (dat_ep_post_rdma_read(c->a.ep, 1, &t, no_cookie, &rt, 0) !=
+		    DAT_SUCCESS)
+			run_fail(r, -EIO);
+		else
+			c->inflight++;
+		return;
+	}
+	conn_finished(c);
+}
+
+static void run_fail(struct bench_drun *r, int status)
+{
+	pr_warn_ratelimited("run failed in %ps: %d\n",
+			    __builtin_return_address(0), status);
+	if (atomic_cmpxchg(&r->err, 0, status ?: -EIO) == 0)
+		complete(&r->done);
+}
+
+/* This connection's share of the measured run has ended; lock held. */
+static void conn_finished(struct bench_dconn *c)
+{
+	struct bench_drun *r = c->run;
+
+	if (c->finished)
+		return;
+	c->finished = true;
+	if (atomic_dec_and_test(&r->active)) {
+		r->t_end = ktime_get();
+		complete(&r->done);
+	}
+}
+
+/* Active end: count, refill, time round trips. Softirq, EVD's CPU. */
+static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
+			   DAT_BOOLEAN more)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	struct bench_dconn *c = data;
+	struct bench_drun *r = c->run;
+	DAT_LMR_TRIPLET t;
+
+	if (ev->event_number != DAT_DTO_COMPLETION_EVENT)
+		return;
+	if (READ_ONCE(r->test) == BT_DOWN)
+		return;
+	if (d->status != DAT_DTO_SUCCESS) {
+		pr_warn_ratelimited("active end: DTO %d status %d\n",
+				    d->operation, d->status);
+		run_fail(r, -EIO);
+		return;
+	}
+	atomic64_inc(&r->cpu_ev[min_t(int, smp_processor_id(),
+				      BENCH_MAX_CPUS - 1)]);
+	spin_lock(&c->lock);
+	switch (r->test) {
+	case BT_SETUP:
+		if (d->operation == DAT_DTO_RECEIVE)
+			complete(&r->done);
+		break;
+	case BT_LAT:
+		if (d->operation != DAT_DTO_RECEIVE || c->stop)
+			break;
+		r->rtt[c->round++] = ktime_to_ns(ktime_sub(ktime_get(), c->t0));
+		if (c->round >= r->rounds) {
+			c->stop = true;
+			conn_finished(c);
+			break;
+		}
+		t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
+		if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
+		    DAT_SUCCESS) {
+			run_fail(r, -EIO);
+			break;
+		}
+		t = trip(&c->a.data, 0, r->size);
+		c->t0 = ktime_get();
+		if (dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
+		    DAT_SUCCESS)
+			run_fail(r, -EIO);
+		break;
+	case BT_SEND:
+		if (d->operation == DAT_DTO_RECEIVE) {
+			/* Credits; repost for the next credit message. */
+			c->credits += BENCH_CREDIT_EVERY;
+			t = trip(&c->a.ctl, BENCH_CREDIT_OFF,
+				 BENCH_CREDIT_LEN);
+			if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
+			    DAT_SUCCESS)
+				run_fail(r, -EIO);
+			refill(c);
+			conn_maybe_done(c);
+			break;
+		}
+		fallthrough;
+	case BT_WRITE:
+	case BT_READ:
+		if (d->operation == DAT_DTO_RECEIVE)
+			break;
+		if (!c->inflight)
+			break;
+		c->inflight--;
+		if (r->test == BT_WRITE && d->operation == DAT_DTO_RDMA_READ) {
+			c->fenced = true;	/* not counted */
+		} else {
+			c->ops++;
+			c->bytes += d->transfered_length;
+			refill(c);
+		}
+		conn_maybe_done(c);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&c->lock);
+}
+
+/* Passive end: echo (ping-pong) or return credits (SEND). */
+static void bench_upcall_b(DAT_PVOID data, const DAT_EVENT *ev,
+			   DAT_BOOLEAN more)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	struct bench_dconn *c = data;
+	struct bench_drun *r = c->run;
+	DAT_LMR_TRIPLET t;
+	bool credit;
+
+	if (ev->event_number != DAT_DTO_COMPLETION_EVENT ||
+	    d->operation != DAT_DTO_RECEIVE || READ_ONCE(r->test) == BT_DOWN)
+		return;
+	if (d->status != DAT_DTO_SUCCESS) {
+		pr_warn_ratelimited("passive end: DTO %d status %d\n",
+				    d->operation, d->status);
+		run_fail(r, -EIO);
+		return;
+	}
+	if (r->test == BT_LAT) {
+		t = trip(&c->b.data, 0, d->transfered_length);
+		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
+		    DAT_SUCCESS)
+			run_fail(r, -EIO);
+	}
+	t = trip(&c->b.data, 0, r->size);
+	if (dat_ep_post_recv(c->b.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS) {
+		run_fail(r, -EIO);
+		return;
+	}
+	if (r->test != BT_SEND)
+		return;
+	spin_lock(&c->lock);
+	credit = ++c->recvd % BENCH_CREDIT_EVERY == 0;
+	spin_unlock(&c->lock);
+	if (credit) {
+		t = trip(&c->b.ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
+		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
+		    DAT_SUCCESS)
+			run_fail(r, -EIO);
+	}
+}
+
+static int mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+		    size_t len)
+{
+	DAT_REGION_DESCRIPTION rd;
+	DAT_RETURN ret;
+	DAT_VLEN reg;
+
+	m->len = PAGE_ALIGN(len);
+	m->buf = vzalloc(m->len);
+	if (!m->buf)
+		return -ENOMEM;
+	rd.for_va = m->buf;
+	ret = dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, rd, m->len, pz,
+			      DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
+			      DAT_MEM_OPTIMIZE_DONT_CARE, &m->lmr, &m->lctx,
+			      &m->rctx, &reg, &m->va);
+	if (ret != DAT_SUCCESS) {
+		m->lmr = DAT_HANDLE_NULL;
+		return dat_fail("dat_lmr_kcreate", ret);
+	}
+	return 0;
+}
+
+static void mem_close(struct bench_mem *m)
+{
+	if (m->lmr)
+		dat_lmr_free(m->lmr);
+	vfree(m->buf);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Free what end_open made; the EP first (it holds the EVD). */
+static void end_close(struct bench_end *e)
+{
+	if (e->ep)
+		dat_ep_free(e->ep);
+	mem_close(&e->data);
+	mem_close(&e->ctl);
+	if (e->dto)
+		dat_evd_free(e->dto);
+	memset(e, 0, sizeof(*e));
+}
+
+static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+		    DAT_EVD_HANDLE conn_evd, DAT_UPCALL_FUNC fn, void *data,
+		    size_t len)
+{
+	DAT_UPCALL_OBJECT up = { data, fn };
+	DAT_RETURN ret;
+	DAT_EP_ATTR attr = {
+		.service_type = DAT_SERVICE_TYPE_RC,
+		.max_recv_dtos = BENCH_RQ + BENCH_CREDIT_RECVS,
+		.max_request_dtos = 96,
+		.max_rdma_read_in = 16,
+		.max_rdma_read_out = 16,
+	};
+	int err;
+
+	if (dat_evd_kcreate(ia, BENCH_EVD_QLEN, fn ? DAT_UPCALL_SINGLE_INSTANCE :
+			    DAT_UPCALL_DISABLE, fn ? &up : NULL,
+			    DAT_EVD_DTO_FLAG, &e->dto) != DAT_SUCCESS) {
+		e->dto = DAT_HANDLE_NULL;
+		return dat_fail("dat_evd_kcreate", 0);
+	}
+	err = mem_open(&e->data, ia, pz, len);
+	err = err ?: mem_open(&e->ctl, ia, pz, BENCH_CTL_PAGES * PAGE_SIZE);
+	if (err)
+		return err;
+	ret = dat_ep_create(ia, pz, e->dto, e->dto, conn_evd, &attr, &e->ep);
+	if (ret != DAT_SUCCESS) {
+		e->ep = DAT_HANDLE_NULL;
+		return dat_fail("dat_ep_create", ret);
+	}
+	return 0;
+}
+
+/* Next event of @evd within BENCH_WAIT_MS. */
+static int wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
+{
+	ktime_t deadline = ktime_add_ms(ktime_get(), BENCH_WAIT_MS);
+	DAT_RETURN ret;
+
+	do {
+		ret = dat_evd_dequeue(evd, ev);
+		if (ret == DAT_SUCCESS)
+			return 0;
+		if (DAT_GET_TYPE(ret) != DAT_QUEUE_EMPTY)
+			return -EIO;
+	} while (bench_sleep_poll(deadline));
+	return -ETIMEDOUT;
+}
+
+static int expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
+{
+	DAT_EVENT dummy;
+	int err;
+
+	if (!ev)
+		ev = &dummy;
+	err = wait_ev(evd, ev);
+	if (err) {
+		pr_warn("no event %#x: %d\n", num, err);
+		return err;
+	}
+	if (ev->event_number != num) {
+		pr_warn("event %#x, expected %#x\n", ev->event_number, num);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* The command's active side: its IA, PZ, connection EVDs. */
+struct bench_side {
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE conn_a, conn_b;
+	struct bench_srv *srv;
+	struct sockaddr_in sin;
+};
+
+static int side_open(struct bench_side *s, const struct bench_cmd *cmd)
+{
+	memset(s, 0, sizeof(*s));
+	s->srv = srv_find(cmd->ia_b);
+	if (!s->srv || !*cmd->ia_a)
+		return -ENOENT;
+	s->sin.sin_family = AF_INET;
+	if (!in4_pton(cmd->addr_b, -1, (u8 *)&s->sin.sin_addr.s_addr, -1,
+		      NULL))
+		return -EINVAL;
+	s->async = DAT_HANDLE_NULL;
+	if (dat_ia_open((char *)cmd->ia_a, 16, &s->async, &s->ia) != DAT_SUCCESS) {
+		s->ia = DAT_HANDLE_NULL;
+		return -ENODEV;
+	}
+	if (dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS ||
+	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE, NULL,
+			    DAT_EVD_CONNECTION_FLAG, &s->conn_a) !=
+	    DAT_SUCCESS ||
+	    dat_evd_kcreate(s->srv->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE,
+			    NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_b) !=
+	    DAT_SUCCESS) {
+		s->conn_b = DAT_HANDLE_NULL;
+		return dat_fail("side_open", 0);
+	}
+	return 0;
+}
+
+static void side_close(struct bench_side *s)
+{
+	if (s->conn_b)
+		dat_evd_free(s->conn_b);
+	if (s->ia)
+		dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Connect @ea to the server through its PSP, accept with @eb. */
+static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
+			DAT_EP_HANDLE eb)
+{
+	DAT_EVENT ev;
+	int err;
+
+	err = dat_chk("dat_ep_connect",
+		      dat_ep_connect(ea, (struct sockaddr *)&s->sin,
+				     s->srv->port, 5000000, 0, NULL,
+				     DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG));
+	if (err)
+		return err;
+	err = expect_ev(s->srv->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	if (err)
+		return err;
+	err = dat_chk("dat_cr_accept",
+		      dat_cr_accept(ev.event_data.cr_arrival_event_data
+				    .cr_handle, eb, 0, NULL));
+	if (err)
+		return err;
+	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_ESTABLISHED,
+				NULL);
+}
+
+/* Graceful disconnect from the active end, both ends see it. */
+static int disconnect_pair(struct bench_side *s, DAT_EP_HANDLE ea)
+{
+	int err;
+
+	err = dat_chk("dat_ep_disconnect",
+		      dat_ep_disconnect(ea, DAT_CLOSE_GRACEFUL_FLAG));
+	if (err)
+		return err;
+	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED,
+				NULL);
+}
+
+static enum bench_test test_of(const char *name)
+{
+	if (!strcmp(name, "write"))
+		return BT_WRITE;
+	if (!strcmp(name, "read"))
+		return BT_READ;
+	if (!strcmp(name, "send"))
+		return BT_SEND;
+	if (!strcmp(name, "lat"))
+		return BT_LAT;
+	return BT_DOWN;
+}
+
+/* One connection set up for @r: ends, connection, hello, receives. */
+static int dconn_open(struct bench_dconn *c, struct bench_side *s,
+		      struct bench_drun *r, enum bench_test test)
+{
+	size_t len = r->size;
+	DAT_LMR_TRIPLET t;
+	int err, i;
+
+	spin_lock_init(&c->lock);
+	c->run = r;
+	err = end_open(&c->a, s->ia, s->pz, s->conn_a, bench_upcall_a, c, len);
+	err = err ?: end_open(&c->b, s->srv->ia, s->srv->pz, s->conn_b,
+			      bench_upcall_b, c, len);
+	if (err)
+		return err;
+	/*
+	 * Receives posted before the connection must stay within one page of
+	 * the (vmalloc'd) LMR: one that crosses pages needs the LMR's
+	 * registration, posted with the first send-side operation (lmr.c).
+	 * The hello lands in the active end's control page.
+	 */
+	t = trip(&c->a.ctl, 0, BENCH_HELLO_LEN);
+	err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
+						     no_cookie, 0));
+	err = err ?: connect_pair(s, c->a.ep, c->b.ep);
+	if (err)
+		return err;
+	/*
+	 * The passive end's first send posts its LMR registration ahead of
+	 * it: once the hello arrived, its rkey is valid, and so are its
+	 * receives posted after the hello. The active end sends nothing
+	 * before the hello arrived.
+	 */
+	reinit_completion(&r->done);
+	WRITE_ONCE(r->test, BT_SETUP);
+	t = trip(&c->b.ctl, 0, BENCH_HELLO_LEN);
+	err = dat_chk("hello send", dat_ep_post_send(c->b.ep, 1, &t,
+						     no_cookie, 0));
+	for (i = 0; !err && i < (test == BT_SEND ? BENCH_RQ :
+				 test == BT_LAT ? 1 : 0); i++) {
+		t = trip(&c->b.data, 0, r->size);
+		err = dat_chk("passive recv", dat_ep_post_recv(c->b.ep, 1, &t,
+							       no_cookie, 0));
+	}
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&r->done,
+					 msecs_to_jiffies(BENCH_WAIT_MS)))
+		return -ETIMEDOUT;
+	if (atomic_read(&r->err))
+		return atomic_read(&r->err);
+	for (i = 0; test == BT_SEND && i < BENCH_CREDIT_RECVS; i++) {
+		t = trip(&c->a.ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
+		err = dat_chk("credit recv", dat_ep_post_recv(c->a.ep, 1, &t,
+							      no_cookie, 0));
+		if (err)
+			return err;
+	}
+	c->credits = BENCH_RQ;
+	return 0;
+}
+
+static void dconn_close(struct bench_dconn *c, struct bench_side *s)
+{
+	DAT_EP_STATE st = DAT_EP_STATE_DISCONNECTED;
+
+	if (c->a.ep && dat_ep_get_status(c->a.ep, &st, NULL, NULL) ==
+	    DAT_SUCCESS && st == DAT_EP_STATE_CONNECTED)
+		disconnect_pair(s, c->a.ep);
+	end_close(&c->a);
+	end_close(&c->b);
+}
+
+/* One throughput run over all connections; returns the elapsed ns. */
+static int run_stream(struct bench_drun *r, struct bench_dconn *cs, u32 n,
+		      u32 ms, u64 *ns, u64 *bytes)
+{
+	ktime_t start;
+	u32 i;
+
+	reinit_completion(&r->done);
+	atomic_set(&r->active, n);
+	for (i = 0; i < BENCH_MAX_CPUS; i++)
+		atomic64_set(&r->cpu_ev[i], 0);
+	start = ktime_get();
+	r->deadline = ktime_add_ms(start, ms);
+	for (i = 0; i < n; i++) {
+		spin_lock_bh(&cs[i].lock);
+		cs[i].stop = false;
+		cs[i].fenced = false;
+		cs[i].finished = false;
+		cs[i].sent = 0;
+		cs[i].bytes = 0;
+		cs[i].ops = 0;
+		refill(&cs[i]);
+		if (!cs[i].inflight) {
+			cs[i].stop = true;
+			conn_maybe_done(&cs[i]);
+		}
+		spin_unlock_bh(&cs[i].lock);
+	}
+	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(ms +
+					 BENCH_WAIT_MS)))
+		return -ETIMEDOUT;
+	if (atomic_read(&r->err))
+		return atomic_read(&r->err);
+	*ns = ktime_to_ns(ktime_sub(r->t_end, start));
+	*bytes = 0;
+	for (i = 0; i < n; i++)
+		*bytes += cs[i].bytes;
+	return 0;
+}
+
+static int run_lat(struct bench_drun *r, struct bench_dconn *c)
+{
+	DAT_LMR_TRIPLET t;
+	int err = 0;
+
+	reinit_completion(&r->done);
+	atomic_set(&r->active, 1);
+	spin_lock_bh(&c->lock);
+	c->stop = false;
+	c->finished = false;
+	c->round = 0;
+	t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
+	if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
+		err = -EIO;
+	t = trip(&c->a.data, 0, r->size);
+	c->t0 = ktime_get();
+	if (!err && dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
+	    DAT_SUCCESS)
+		err = -EIO;
+	spin_unlock_bh(&c->lock);
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&r->done, msecs_to_jiffies(60000)))
+		return -ETIMEDOUT;
+	return atomic_read(&r->err);
+}
+
+static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
+{
+	struct bench_dconn *cs;
+	struct bench_drun *r;
+	struct bench_side s;
+	u64 ns, bytes, ev;
+	char what[16];
+	u32 i, rep;
+	int err;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	cs = kcalloc(cmd->conns, sizeof(*cs), GFP_KERNEL);
+	if (!r || !cs) {
+		kfree(r);
+		kfree(cs);
+		return -ENOMEM;
+	}
+	init_completion(&r->done);
+	r->size = cmd->size;
+	r->depth = cmd->depth;
+	r->rounds = cmd->rounds;
+	r->test = BT_DOWN;
+	if (test == BT_LAT) {
+		r->rtt = kvcalloc(cmd->rounds, sizeof(u64), GFP_KERNEL);
+		if (!r->rtt) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+	}
+	err = side_open(&s, cmd);
+	for (i = 0; !err && i < cmd->conns; i++)
+		err = dconn_open(&cs[i], &s, r, test);
+	if (err)
+		goto out_close;
+
+	WRITE_ONCE(r->test, test);
+	/* rep 0 is the warm-up, not reported */
+	for (rep = 0; rep <= cmd->reps; rep++) {
+		if (test == BT_LAT) {
+			err = run_lat(r, &cs[0]);
+			if (err)
+				break;
+			if (rep)
+				bench_emit_lat(cmd->tag, r->rtt, r->rounds);
+			continue;
+		}
+		err = run_stream(r, cs, cmd->conns, rep ? cmd->ms :
+				 max(cmd->ms / 4, 100U), &ns, &bytes);
+		if (err)
+			break;
+		if (!rep)
+			continue;
+		/* MB/s (10^6 bytes) */
+		bench_emit(cmd->tag, "", div64_u64(bytes * 1000000ULL,
+						   ns ?: 1));
+		if (strncmp(cmd->tag, "scale", 5))
+			continue;
+		ev = 0;
+		for (i = 0; i < BENCH_MAX_CPUS; i++)
+			ev += atomic64_read(&r->cpu_ev[i]);
+		bench_emit(cmd->tag, "events", bench_rate_milli(ev, ns));
+		for (i = 0; i < min_t(u32, num_possible_cpus(),
+				      BENCH_MAX_CPUS); i++) {
+			snprintf(what, sizeof(what), "cpu%u", i);
+			bench_emit(cmd->tag, what,
+				   atomic64_read(&r->cpu_ev[i]) * 1000);
+		}
+	}
+out_close:
+	WRITE_ONCE(r->test, BT_DOWN);
+	for (i = 0; i < cmd->conns; i++)
+		dconn_close(&cs[i], &s);
+	side_close(&s);
+out_free:
+	kvfree(r->rtt);
+	kfree(cs);
+	kfree(r);
+	return err;
+}
+
+/* Connection setup rate through the PSP: connect+accept+disconnect. */
+static int dat_conn_rate(const struct bench_cmd *cmd)
+{
+	struct bench_end ea = {}, eb = {};
+	struct bench_side s;
+	u64 ns, ns_up;
+	ktime_t t, t1;
+	u32 rep, i;
+	int err;
+
+	err = side_open(&s, cmd);
+	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		ns = 0;
+		ns_up = 0;
+		for (i = 0; !err && i < cmd->rounds; i++) {
+			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
+				       PAGE_SIZE);
+			err = err ?: end_open(&eb, s.srv->ia, s.srv->pz,
+					      s.conn_b, NULL, NULL, PAGE_SIZE);
+			if (err)
+				break;
+			t = ktime_get();
+			err = connect_pair(&s, ea.ep, eb.ep);
+			t1 = ktime_get();
+			err = err ?: disconnect_pair(&s, ea.ep);
+			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+			ns_up += ktime_to_ns(ktime_sub(t1, t));
+			end_close(&ea);
+			end_close(&eb);
+		}
+		if (!err && rep) {
+			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
+								  ns));
+			/* where the time goes: mean connect and disconnect */
+			bench_emit(cmd->tag, "connect_us",
+				   div_u64(ns_up, cmd->rounds));
+			bench_emit(cmd->tag, "disconnect_us",
+				   div_u64(ns - ns_up, cmd->rounds));
+		}
+	}
+	end_close(&ea);
+	end_close(&eb);
+	side_close(&s);
+	return err;
+}
+
+/* A connected TCP pair: @sa in the caller's namespace, @sb accepted. */
+static int tcp_pair(struct socket *ls, struct sockaddr_in *sin,
+		    struct socket **sa, struct socket **sb)
+{
+	int err;
+
+	*sa = NULL;
+	*sb = NULL;
+	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, sa);
+	if (err)
+		return err;
+	err = kernel_connect(*sa, (struct sockaddr *)sin, sizeof(*sin), 0);
+	err = err ?: kernel_accept(ls, sb, 0);
+	if (err) {
+		sock_release(*sa);
+		*sa = NULL;
+	}
+	return err;
+}
+
+/*
+ * Setup rate of dat_iw_socket_connect on an already connected TCP
+ * connection: the passive end's SSP on the accepted socket, the active
+ * end's socket_connect, accept, and the same disconnect as above. The
+ * TCP connection and the EPs are made outside the timed part.
+ */
+static int dat_sconn_rate(const struct bench_cmd *cmd)
+{
+	struct bench_end ea = {}, eb = {};
+	struct socket *ls = NULL, *sa = NULL, *sb = NULL;
+	struct sockaddr_in lsin;
+	DAT_IW_SSP_HANDLE ssp = DAT_HANDLE_NULL;
+	struct net *net = bench_peer_net();
+	struct bench_side s;
+	DAT_EVENT ev;
+	u64 ns, ns_up;
+	ktime_t t, t1;
+	u32 rep, i;
+	int err;
+
+	err = side_open(&s, cmd);
+	if (err || !net) {
+		err = err ?: -ENOENT;
+		goto out;
+	}
+	lsin = s.sin;
+	lsin.sin_port = htons(cmd->port);
+	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &ls);
+	if (err) {
+		ls = NULL;
+		goto out;
+	}
+	sock_set_reuseaddr(ls->sk);
+	err = kernel_bind(ls, (struct sockaddr *)&lsin, sizeof(lsin));
+	err = err ?: kernel_listen(ls, 8);
+	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		ns = 0;
+		ns_up = 0;
+		for (i = 0; !err && i < cmd->rounds; i++) {
+			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
+				       PAGE_SIZE);
+			err = err ?: end_open(&eb, s.srv->ia, s.srv->pz,
+					      s.conn_b, NULL, NULL, PAGE_SIZE);
+			err = err ?: tcp_pair(ls, &lsin, &sa, &sb);
+			if (err)
+				break;
+			t = ktime_get();
+			if (dat_iw_ssp_create(s.srv->ia, sb, eb.ep, s.srv->cr,
+					      NULL, 0, &ssp) != DAT_SUCCESS) {
+				ssp = DAT_HANDLE_NULL;
+				err = -EIO;
+				break;
+			}
+			sb = NULL;	/* the SSP's, or the CR's */
+			if (dat_iw_socket_connect(ea.ep, sa, 5000000, 0,
+						  NULL) != DAT_SUCCESS) {
+				err = -EIO;
+				break;
+			}
+			sa = NULL;	/* the EP's now */
+			err = expect_ev(s.srv->cr, DAT_CONNECTION_REQUEST_EVENT,
+					&ev);
+			if (err)
+				break;
+			if (dat_cr_accept(ev.event_data.cr_arrival_event_data
+					  .cr_handle, eb.ep, 0, NULL) !=
+			    DAT_SUCCESS) {
+				err = -EIO;
+				break;
+			}
+			err = expect_ev(s.conn_a,
+					DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+			err = err ?: expect_ev(s.conn_b,
+					       DAT_CONNECTION_EVENT_ESTABLISHED,
+					       NULL);
+			t1 = ktime_get();
+			err = err ?: disconnect_pair(&s, ea.ep);
+			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+			ns_up += ktime_to_ns(ktime_sub(t1, t));
+			dat_iw_ssp_free(ssp);
+			ssp = DAT_HANDLE_NULL;
+			end_close(&ea);
+			end_close(&eb);
+		}
+		if (!err && rep) {
+			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
+								  ns));
+			bench_emit(cmd->tag, "connect_us",
+				   div_u64(ns_up, cmd->rounds));
+			bench_emit(cmd->tag, "disconnect_us",
+				   div_u64(ns - ns_up, cmd->rounds));
+		}
+	}
+out:
+	if (ssp) {
+		/* An SSP without a request gives its socket back. */
+		DAT_IW_SSP_PARAM p = {};
+
+		dat_iw_ssp_query(ssp, DAT_IW_SSP_FIELD_SOCKET_ID, &p);
+		dat_iw_ssp_free(ssp);
+		if (p.socket_id)
+			sock_release(p.socket_id);
+	}
+	end_close(&ea);
+	end_close(&eb);
+	if (sa)
+		sock_release(sa);
+	if (sb)
+		sock_release(sb);
+	if (ls)
+		sock_release(ls);
+	side_close(&s);
+	return err;
+}
+
+/**
+ * bench_dat_run() - the "dat" command
+ * @cmd: the parsed command
+ *
+ * Context: process context, bench_mutex held; sleeps for the run.
+ * Return: 0 or a negative errno (the output then has what was measured).
+ */
+int bench_dat_run(const struct bench_cmd *cmd)
+{
+	enum bench_test t = test_of(cmd->test);
+
+	if (!strcmp(cmd->test, "conn"))
+		return dat_conn_rate(cmd);
+	if (!strcmp(cmd->test, "sconn"))
+		return dat_sconn_rate(cmd);
+	if (t == BT_DOWN)
+		return -EINVAL;
+	if (t == BT_LAT && (cmd->conns != 1 || cmd->size > PAGE_SIZE))
+		return -EINVAL;	/* one EP; the pong lands in one page */
+	return dat_data(cmd, t);
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_bench.ko: command interface (debugfs), parsing and output.
+ *
+ * /sys/kernel/debug/kdapl_bench/ctl
+ *   write: one command, run to completion inside the write();
+ *          the write returns the command's length or its error
+ *   read:  the output of the last command, one "<figure> <value>" a line
+ *
+ * Commands (words after the verb are key=value):
+ *   serve ia=<dev> port=<n>   passive DAT end on <dev> (a PSP); issue it
+ *                             from a task in <dev>'s network namespace
+ *   serve tcp port=<n>        a listening kernel TCP socket in the
+ *                             caller's namespace (the TCP baseline's peer)
+ *   unserve                   free everything "serve" made
+ *   dat test=write|read|send|lat|conn|sconn ia_a= ia_b= addr= port=
+ *       size= depth= conns= ms= rounds= reps= tag=
+ *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= tag=
+ *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= tag=
+ * Documentation/performance.rst describes what each test measures.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "bench.h"
+
+#define BENCH_OUT_SIZE	(64 * 1024)
+#define BENCH_CMD_MAX	512
+
+/* Serializes commands; protects bench_out and bench_outbuf. */
+static DEFINE_MUTEX(bench_mutex);
+static char *bench_outbuf;
+struct seq_buf bench_out;
+static struct dentry *bench_dir;
+
+/**
+ * bench_emit() - append one figure to the command's output
+ * @tag: the command's tag
+ * @what: the figure within it, or "" for the tag alone
+ * @milli: the value times 1000
+ *
+ * Context: process context, bench_mutex held.
+ */
+void bench_emit(const char *tag, const char *what, u64 milli)
+{
+	seq_buf_printf(&bench_out, "%s%s%s %llu.%03llu\n", tag,
+		       *what ? "." : "", what, milli / 1000, milli % 1000);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * bench_emit_lat() - median and 99th percentile of round trip times
+ * @tag: the command's tag
+ * @ns: @n samples in nanoseconds; sorted in place
+ * @n: number of samples, > 0
+ *
+ * Emits "<tag>.median" and "<tag>.p99" in microseconds.
+ */
+void bench_emit_lat(const char *tag, u64 *ns, u32 n)
+{
+	sort(ns, n, sizeof(*ns), cmp_u64, NULL);
+	bench_emit(tag, "median", ns[n / 2]);
+	bench_emit(tag, "p99", ns[min_t(u32, n - 1, (u64)n * 99 / 100)]);
+}
+
+/**
+ * bench_rate_milli() - events per second, times 1000
+ * @count: events
+ * @ns: over this many nanoseconds
+ */
+u64 bench_rate_milli(u64 count, u64 ns)
+{
+	if (!ns)
+		return 0;
+	/* count * 1e12 / ns without overflow for count < 2^34 */
+	return div64_u64(count * 1000000ULL, div64_u64(ns, 1000) ?: 1) *
+		1000;
+}
+
+/**
+ * bench_sleep_poll() - one short sleep of a polling loop
+ * @deadline: when the loop gives up
+ *
+ * Return: false once @deadline passed.
+ */
+bool bench_sleep_poll(ktime_t deadline)
+{
+	if (ktime_after(ktime_get(), deadline))
+		return false;
+	usleep_range(10, 20);
+	return true;
+}
+
+static int parse_u32(const char *v, u32 *out)
+{
+	return kstrtou32(v, 0, out);
+}
+
+static int bench_parse(char *line, struct bench_cmd *c)
+{
+	char *w, *v;
+	u32 port;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->port = 7000;
+	c->size = 4096;
+	c->depth = 16;
+	c->conns = 1;
+	c->ms = 1000;
+	c->rounds = 1000;
+	c->reps = 5;
+	strscpy(c->tag, "bench", sizeof(c->tag));
+
+	line = strim(line);
+	w = strsep(&line, " \t");
+	if (!w || !*w)
+		return -EINVAL;
+	strscpy(c->verb, w, sizeof(c->verb));
+	while (!err && (w = strsep(&line, " \t"))) {
+		if (!*w)
+			continue;
+		v = strchr(w, '=');
+		if (!v) {
+			/* "serve tcp": a bare word is the test */
+			strscpy(c->test, w, sizeof(c->test));
+			continue;
+		}
+		*v++ = '\0';
+		if (!strcmp(w, "test"))
+			strscpy(c->test, v, sizeof(c->test));
+		else if (!strcmp(w, "ia") || !strcmp(w, "ia_b"))
+			strscpy(c->ia_b, v, sizeof(c->ia_b));
+		else if (!strcmp(w, "ia_a"))
+			strscpy(c->ia_a, v, sizeof(c->ia_a));
+		else if (!strcmp(w, "addr"))
+			strscpy(c->addr_b, v, sizeof(c->addr_b));
+		else if (!strcmp(w, "tag"))
+			strscpy(c->tag, v, sizeof(c->tag));
+		else if (!strcmp(w, "port"))
+			err = parse_u32(v, &port) ?: (port > 65535 ? -ERANGE :
+						      (c->port = port, 0));
+		else if (!strcmp(w, "size"))
+			err = parse_u32(v, &c->size);
+		else if (!strcmp(w, "depth"))
+			err = parse_u32(v, &c->depth);
+		else if (!strcmp(w, "conns"))
+			err = parse_u32(v, &c->conns);
+		else if (!strcmp(w, "ms"))
+			err = parse_u32(v, &c->ms);
+		else if (!strcmp(w, "rounds"))
+			err = parse_u32(v, &c->rounds);
+		else if (!strcmp(w, "reps"))
+			err = parse_u32(v, &c->reps);
+		else
+			err = -EINVAL;
+	}
+	if (err)
+		return err;
+	if (!c->size || c->size > BENCH_MAX_SIZE || !c->depth ||
+	    c->depth > 64 || !c->conns || c->conns > BENCH_MAX_CONNS ||
+	    !c->reps || c->reps > BENCH_MAX_REPS || !c->rounds ||
+	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000)
+		return -ERANGE;
+	return 0;
+}
+
+static int bench_exec(struct bench_cmd *c)
+{
+	if (!strcmp(c->verb, "serve")) {
+		if (!strcmp(c->test, "tcp"))
+			return bench_tcp_serve(c->port);
+		return bench_dat_serve(c->ia_b, c->port);
+	}
+	if (!strcmp(c->verb, "unserve")) {
+		bench_dat_unserve();
+		bench_tcp_unserve();
+		return 0;
+	}
+	if (!strcmp(c->verb, "dat"))
+		return bench_dat_run(c);
+	if (!strcmp(c->verb, "tcp"))
+		return bench_tcp_run(c);
+	if (!strcmp(c->verb, "verbs"))
+		return bench_verbs_run(c);
+	return -EINVAL;
+}
+
+static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	struct bench_cmd *c;
+	char *line;
+	int err;
+
+	if (len >= BENCH_CMD_MAX)
+		return -E2BIG;
+	line = memdup_user_nul(ubuf, len);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		kfree(line);
+		return -ENOMEM;
+	}
+	err = bench_parse(line, c);
+	if (!err) {
+		mutex_lock(&bench_mutex);
+		seq_buf_init(&bench_out, bench_outbuf, BENCH_OUT_SIZE);
+		err = bench_exec(c);
+		if (err)
+			seq_buf_printf(&bench_out, "# %s %s: error %d\n",
+				       c->verb, c->tag, err);
+		mutex_unlock(&bench_mutex);
+	}
+	if (err)
+		pr_warn("command \"%s %s\" (%s) failed: %d\n", c->verb,
+			c->test, c->tag, err);
+	kfree(c);
+	kfree(line);
+	return err ?: len;
+}
+
+static ssize_t ctl_read(struct file *f, char __user *ubuf, size_t len,
+			loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&bench_mutex);
+	ret = simple_read_from_buffer(ubuf, len, ppos, bench_outbuf,
+				      seq_buf_used(&bench_out));
+	mutex_unlock(&bench_mutex);
+	return ret;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = ctl_write,
+	.read = ctl_read,
+	.llseek = default_llseek,
+};
+
+static int __init bench_init(void)
+{
+	bench_outbuf = kvzalloc(BENCH_OUT_SIZE, GFP_KERNEL);
+	if (!bench_outbuf)
+		return -ENOMEM;
+	seq_buf_init(&bench_out, bench_outbuf, BENCH_OUT_SIZE);
+	bench_dir = debugfs_create_dir("kdapl_bench", NULL);
+	debugfs_create_file("ctl", 0600, bench_dir, NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove_recursive(bench_dir);
+	mutex_lock(&bench_mutex);
+	bench_dat_unserve();
+	bench_tcp_unserve();
+	mutex_unlock(&bench_mutex);
+	kvfree(bench_outbuf);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("kdapl benchmarks: kDAPL over kiwarp and siw, raw verbs, kernel TCP");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_bench.ko: the kernel TCP baseline over the same veth path.
+ *
+ * "serve tcp port=<n>", issued from a task in the peer namespace, makes a
+ * listening socket there (and remembers that namespace for the DAT
+ * socket_connect test). Each measured run connects from the command's
+ * task (root namespace), accepts the connection itself and hands the
+ * accepted socket to its passive end:
+ *   stream: a kthread reads everything until the peer's FIN, then writes
+ *           back the byte count (8 bytes); the active end (the command,
+ *           blocking sendmsg) times first byte to acknowledgment
+ *   lat:    both ends event-driven as kdapl's upcalls are: data_ready
+ *           queues a work that reads (MSG_DONTWAIT) and answers (see
+ *           tcp_lat())
+ * Nagle is off on both ends.
+ *
+ * Lifetimes: bench_lsock and bench_net live from "serve tcp" to
+ * "unserve" (under bench_mutex); a struct bench_tpeer lives for one run
+ * and is freed by the command after its kthread finished.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "bench.h"
+
+#define TCP_CHUNK	(256 * 1024)
+#define TCP_MODE_STREAM	1
+
+/* Under bench_mutex: the listening socket and its namespace. */
+static struct socket *bench_lsock;
+static struct net *bench_net;
+
+/**
+ * struct bench_tpeer - the passive end of one TCP run
+ * @sock: the accepted socket, released by the kthread's owner
+ * @mode: TCP_MODE_*
+ * @size: message size (lat)
+ * @buf: TCP_CHUNK bytes
+ * @err: the kthread's result
+ * @done: completed when the kthread returns
+ */
+struct bench_tpeer {
+	struct socket *sock;
+	u32 mode;
+	u32 size;
+	u8 *buf;
+	int err;
+	struct completion done;
+};
+
+/**
+ * bench_peer_net() - the namespace "serve tcp" was issued from
+ *
+ * Return: that namespace (a reference held until "unserve"), or NULL.
+ */
+struct net *bench_peer_net(void)
+{
+	return bench_net;
+}
+
+static void sock_tune(struct socket *s)
+{
+	tcp_sock_set_nodelay(s->sk);
+	lock_sock(s->sk);
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(BENCH_WAIT_MS);
+	s->sk->sk_sndtimeo = msecs_to_jiffies(BENCH_WAIT_MS);
+	release_sock(s->sk);
+}
+
+/**
+ * bench_tcp_serve() - listen on @port in the caller's namespace
+ * @port: TCP port
+ *
+ * Context: process context, bench_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int bench_tcp_serve(u16 port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	struct net *net = current->nsproxy->net_ns;
+	struct socket *s;
+	int err;
+
+	if (bench_lsock)
+		return -EEXIST;
+	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &s);
+	if (err)
+		return err;
+	sock_set_reuseaddr(s->sk);
+	err = kernel_bind(s, (struct sockaddr *)&sin, sizeof(sin));
+	err = err ?: kernel_listen(s, 64);
+	if (err) {
+		sock_release(s);
+		return err;
+	}
+	bench_lsock = s;
+	bench_net = get_net(net);
+	return 0;
+}
+
+/**
+ * bench_tcp_unserve() - close the listening socket
+ *
+ * Context: process context, bench_mutex held.
+ */
+void bench_tcp_unserve(void)
+{
+	if (bench_lsock)
+		sock_release(bench_lsock);
+	bench_lsock = NULL;
+	if (bench_net)
+		put_net(bench_net);
+	bench_net = NULL;
+}
+
+static int tcp_send_all(struct socket *s, void *buf, size_t len)
+{
+	struct kvec v;
+	struct msghdr m = { .msg_flags = MSG_NOSIGNAL };
+	int n;
+
+	while (len) {
+		v.iov_base = buf;
+		v.iov_len = len;
+		n = kernel_sendmsg(s, &m, &v, 1, len);
+		if (n <= 0)
+			return n ?: -EPIPE;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Exactly @len bytes; 0 at once on a clean end of stream. */
+static int tcp_recv_all(struct socket *s, void *buf, size_t len)
+{
+	struct kvec v;
+	struct msghdr m = {};
+	size_t got = 0;
+	int n;
+
+	while (got < len) {
+		v.iov_base = buf + got;
+		v.iov_len = len - got;
+		n = kernel_recvmsg(s, &m, &v, 1, len - got, MSG_WAITALL);
+		if (n < 0)
+			return n;
+		if (!n)
+			return got ? -EPIPE : 0;
+		got += n;
+	}
+	return len;
+}
+
+static int tpeer_fn(void *data)
+{
+	struct bench_tpeer *p = data;
+	struct kvec v;
+	struct msghdr m = {};
+	u64 total = 0;
+	int n;
+
+	if (p->mode == TCP_MODE_STREAM) {
+		for (;;) {
+			v.iov_base = p->buf;
+			v.iov_len = TCP_CHUNK;
+			n = kernel_recvmsg(p->sock, &m, &v, 1, TCP_CHUNK, 0);
+			if (n <= 0) {
+				p->err = n;
+				break;
+			}
+			total += n;
+		}
+		if (!p->err)
+			p->err = tcp_send_all(p->sock, &total, sizeof(total));
+	}
+	complete(&p->done);
+	return 0;
+}
+
+/*
+ * Connect to the listener, accept, start the passive end in @mode.
+ * On success *@sa is the active socket and @p runs.
+ */
+static int tcp_start(const struct bench_cmd *cmd, struct bench_tpeer *p,
+		     u32 mode, struct socket **sa)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cmd->port),
+	};
+	struct task_struct *t;
+	int err;
+
+	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, sa);
+	if (err)
+		return err;
+	err = kernel_connect(*sa, (struct sockaddr *)&sin, sizeof(sin), 0);
+	err = err ?: kernel_accept(bench_lsock, &p->sock, 0);
+	if (err)
+		goto out_sa;
+	sock_tune(*sa);
+	sock_tune(p->sock);
+	p->mode = mode;
+	p->size = cmd->size;
+	p->err = 0;
+	init_completion(&p->done);
+	t = kthread_run(tpeer_fn, p, "kdapl_bench_tcp");
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		sock_release(p->sock);
+		goto out_sa;
+	}
+	return 0;
+out_sa:
+	sock_release(*sa);
+	*sa = NULL;
+	return err;
+}
+
+/* End the run: FIN from the active end, wait for the passive end. */
+static int tcp_stop(struct bench_tpeer *p, struct socket *sa)
+{
+	int err = 0;
+
+	kernel_sock_shutdown(sa, SHUT_WR);
+	if (!wait_for_completion_timeout(&p->done,
+					 msecs_to_jiffies(2 * BENCH_WAIT_MS))) {
+		/* Unblock it: its socket times out within BENCH_WAIT_MS. */
+		kernel_sock_shutdown(p->sock, SHUT_RDWR);
+		wait_for_completion(&p->done);
+		err = -ETIMEDOUT;
+	}
+	sock_release(sa);
+	sock_release(p->sock);
+	return err ?: p->err;
+}
+
+static int tcp_stream(const struct bench_cmd *cmd, struct bench_tpeer *p,
+		      u8 *buf, bool report)
+{
+	struct socket *sa;
+	ktime_t start, deadline;
+	u64 sent = 0, acked = 0, ns;
+	int err;
+
+	err = tcp_start(cmd, p, TCP_MODE_STREAM, &sa);
+	if (err)
+		return err;
+	start = ktime_get();
+	deadline = ktime_add_ms(start, report ? cmd->ms :
+				max(cmd->ms / 4, 100U));
+	while (!err && ktime_before(ktime_get(), deadline)) {
+		err = tcp_send_all(sa, buf, cmd->size);
+		sent += cmd->size;
+	}
+	if (!err)
+		kernel_sock_shutdown(sa, SHUT_WR);
+	if (!err && tcp_recv_all(sa, &acked, sizeof(acked)) != sizeof(acked))
+		err = -EIO;
+	if (!err && acked != sent)
+		err = -EPROTO;
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	if (!err && report)
+		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL, ns ?: 1));
+	return tcp_stop(p, sa) ?: err;
+}
+
+/**
+ * struct bench_tpp - one end of the TCP ping-pong, driven by data_ready
+ * @sock: its socket (the active end's or the accepted one)
+ * @work: reads what arrived and answers; queued on the CPU of data_ready
+ * @data_ready: the socket's callback before ours, restored at the end
+ * @active: the timing end (else it echoes)
+ * @buf: @size bytes being received
+ * @size: message size
+ * @got: bytes of the current message received
+ * @rtt: samples of the active end, @rounds of them
+ * @rounds: round trips per run
+ * @round: round trips done
+ * @t0: start of the current round trip
+ * @done: completed by the active end after the last round, or on error
+ * @err: first error of either end
+ *
+ * Only @work touches the fields below @data_ready, one run at a time;
+ * the command waits on @done and then cancels the works.
+ */
+struct bench_tpp {
+	struct socket *sock;
+	struct work_struct work;
+	void (*data_ready)(struct sock *sk);
+	bool active;
+	u8 *buf;
+	u32 size;
+	u32 got;
+	u64 *rtt;
+	u32 rounds;
+	u32 round;
+	ktime_t t0;
+	struct completion *done;
+	int *err;
+};
+
+static void tpp_fail(struct bench_tpp *e, int err)
+{
+	if (!*e->err) {
+		*e->err = err ?: -EPIPE;
+		complete(e->done);
+	}
+}
+
+/* As kiwarp does: the socket's data_ready queues the reading work. */
+static void tpp_data_ready(struct sock *sk)
+{
+	struct bench_tpp *e;
+
+	rcu_read_lock();
+	e = rcu_dereference_sk_user_data(sk);
+	if (e)
+		queue_work(system_highpri_wq, &e->work);
+	rcu_read_unlock();
+}
+
+static void tpp_work(struct work_struct *work)
+{
+	struct bench_tpp *e = container_of(work, struct bench_tpp, work);
+	struct msghdr m = {};
+	struct kvec v;
+	int n;
+
+	while (!*e->err) {
+		v.iov_base = e->buf + e->got;
+		v.iov_len = e->size - e->got;
+		n = kernel_recvmsg(e->sock, &m, &v, 1, v.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return;
+		if (n <= 0) {
+			tpp_fail(e, n);
+			return;
+		}
+		e->got += n;
+		if (e->got < e->size)
+			continue;
+		e->got = 0;
+		if (e->active) {
+			ktime_t now = ktime_get();
+
+			e->rtt[e->round++] = ktime_to_ns(ktime_sub(now, e->t0));
+			if (e->round >= e->rounds) {
+				complete(e->done);
+				return;
+			}
+			e->t0 = ktime_get();
+		}
+		n = tcp_send_all(e->sock, e->buf, e->size);
+		if (n) {
+			tpp_fail(e, n);
+			return;
+		}
+	}
+}
+
+static void tpp_attach(struct bench_tpp *e)
+{
+	struct sock *sk = e->sock->sk;
+
+	INIT_WORK(&e->work, tpp_work);
+	write_lock_bh(&sk->sk_callback_lock);
+	e->data_ready = sk->sk_data_ready;
+	rcu_assign_sk_user_data(sk, e);
+	sk->sk_data_ready = tpp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void tpp_detach(struct bench_tpp *e)
+{
+	struct sock *sk = e->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = e->data_ready;
+	rcu_assign_sk_user_data(sk, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+	synchronize_rcu();	/* no tpp_data_ready() still queuing */
+	cancel_work_sync(&e->work);
+}
+
+/*
+ * Ping-pong over one connection, both ends event-driven as kdapl's are:
+ * each socket's data_ready queues a work (on the CPU the data arrived
+ * on, like kiwarp's receive work) that reads with MSG_DONTWAIT and
+ * answers; the active end times each round trip.
+ */
+static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt, bool report)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cmd->port),
+	};
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct bench_tpp *a, *b;
+	int err = 0, run_err = 0;
+
+	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (a)
+		a->buf = kzalloc(cmd->size, GFP_KERNEL);
+	if (b)
+		b->buf = kzalloc(cmd->size, GFP_KERNEL);
+	if (!a || !b || !a->buf || !b->buf) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, &a->sock);
+	if (err) {
+		a->sock = NULL;
+		goto out_free;
+	}
+	err = kernel_connect(a->sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	err = err ?: kernel_accept(bench_lsock, &b->sock, 0);
+	if (err) {
+		b->sock = NULL;
+		goto out_free;
+	}
+	sock_tune(a->sock);
+	sock_tune(b->sock);
+	a->active = true;
+	a->rtt = rtt;
+	a->rounds = cmd->rounds;
+	a->size = cmd->size;
+	b->size = cmd->size;
+	a->done = &done;
+	b->done = &done;
+	a->err = &run_err;
+	b->err = &run_err;
+	tpp_attach(a);
+	tpp_attach(b);
+	a->t0 = ktime_get();
+	err = tcp_send_all(a->sock, a->buf, a->size);
+	if (!err && !wait_for_completion_timeout(&done,
+						 msecs_to_jiffies(60000)))
+		err = -ETIMEDOUT;
+	tpp_detach(a);
+	tpp_detach(b);
+	err = err ?: run_err;
+	if (!err && report)
+		bench_emit_lat(cmd->tag, rtt, cmd->rounds);
+out_free:
+	if (a && a->sock)
+		sock_release(a->sock);
+	if (b && b->sock)
+		sock_release(b->sock);
+	if (a)
+		kfree(a->buf);
+	if (b)
+		kfree(b->buf);
+	kfree(a);
+	kfree(b);
+	return err;
+}
+
+/* connect + accept + close, both ends here; the socket made untimed. */
+static int tcp_conn(const struct bench_cmd *cmd, bool report)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cmd->port),
+	};
+	struct socket *sa, *sb;
+	u64 ns = 0;
+	ktime_t t;
+	u32 i;
+	int err = 0;
+
+	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	for (i = 0; !err && i < cmd->rounds; i++) {
+		err = sock_create_kern(current->nsproxy->net_ns, AF_INET,
+				       SOCK_STREAM, IPPROTO_TCP, &sa);
+		if (err)
+			break;
+		t = ktime_get();
+		err = kernel_connect(sa, (struct sockaddr *)&sin, sizeof(sin),
+				     0);
+		err = err ?: kernel_accept(bench_lsock, &sb, 0);
+		if (!err)
+			sock_release(sb);
+		sock_release(sa);
+		ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+	}
+	if (!err && report)
+		bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds, ns));
+	return err;
+}
+
+/**
+ * bench_tcp_run() - the "tcp" command
+ * @cmd: the parsed command
+ *
+ * Context: process context, bench_mutex held; sleeps for the run.
+ * Return: 0 or a negative errno.
+ */
+int bench_tcp_run(const struct bench_cmd *cmd)
+{
+	struct bench_tpeer *p;
+	u64 *rtt = NULL;
+	u8 *buf;
+	u32 rep;
+	int err = 0;
+
+	if (!bench_lsock)
+		return -ENOENT;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	buf = kvzalloc(cmd->size, GFP_KERNEL);
+	if (p)
+		p->buf = kvzalloc(max_t(u32, cmd->size, TCP_CHUNK), GFP_KERNEL);
+	if (!strcmp(cmd->test, "lat"))
+		rtt = kvcalloc(cmd->rounds, sizeof(*rtt), GFP_KERNEL);
+	if (!p || !buf || !p->buf || (!strcmp(cmd->test, "lat") && !rtt)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		if (!strcmp(cmd->test, "stream"))
+			err = tcp_stream(cmd, p, buf, rep);
+		else if (!strcmp(cmd->test, "lat"))
+			err = tcp_lat(cmd, rtt, rep);
+		else if (!strcmp(cmd->test, "conn"))
+			err = tcp_conn(cmd, rep);
+		else
+			err = -EINVAL;
+	}
+out:
+	kvfree(rtt);
+	if (p)
+		kvfree(p->buf);
+	kfree(p);
+	kvfree(buf);
+	return err;
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# `make bench`: build the modules against the perf (non-debug) guest
+# kernel in a copy of the tree under build/, boot that guest once with
+# scripts/guest/bench.sh, and turn the raw figures into a terminal table,
+# build/bench/bench.json and build/bench/bench.png (tools/bench).
+#
+#   scripts/bench.sh [--quick] [--flavour perf|debug]
+#
+# --quick: one measured run per figure, short runs (a smoke test of the
+# harness, numbers not meaningful). --flavour debug: the debug kernel
+# (numbers not meaningful either). Documentation/performance.rst.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+flavour=perf
+quick=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--flavour) flavour=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--flavour perf|debug]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+"$top/scripts/install-deps.sh"
+ktree=$("$top/scripts/build-kernel.sh" "$flavour" | tail -n 1)
+
+# Modules are built in the source tree (kbuild M=): build this flavour in
+# a copy so the clone's own (debug) objects are never mixed with it.
+out=$top/build/bench
+src=$top/build/bench-$flavour/src
+run=$top/build/bench-$flavour/guest
+mkdir -p "$out" "$src" "$run"
+(cd "$top" && tar -cf - --exclude=./build --exclude=./.git \
+	--exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
+	--exclude='*.mod.c' .) | (cd "$src" && tar -xf -)
+echo "bench: building the modules against $ktree"
+make -s -C "$ktree" M="$src" -j"$(nproc)" modules
+
+cmake -S "$top/tools" -B "$top/build/tools" -DCMAKE_BUILD_TYPE=Release \
+	>"$out/cmake.log" 2>&1
+cmake --build "$top/build/tools" --target kdapl-bench -j"$(nproc)" \
+	>>"$out/cmake.log" 2>&1
+
+if [ "$quick" -eq 1 ]; then
+	cat >"$run/bench.conf" <<'CONF'
+REPS=1
+MS=200
+ROUNDS=200
+SETUPS=3
+SIZES="4096 65536"
+SEND_SIZES="4096"
+LAT_SIZES="64"
+SCALE_CONNS="1 2"
+CONF
+else
+	rm -f "$run/bench.conf"
+fi
+
+# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 1)
+if [ -n "${KDAPL_FPDU_SEGS:-}" ]; then
+	echo "KIWARP_ARGS=\"fpdu_segs=$KDAPL_FPDU_SEGS\"" >>"$run/bench.conf"
+fi
+
+echo "bench: booting the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
+rc=0
+KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \
+	scripts/guest/bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || rc=$?
+if [ ! -s "$run/out/bench.raw" ]; then
+	echo "bench: no results (guest exit $rc)" >&2
+	exit 1
+fi
+cp "$run/out/bench.raw" "$out/bench.raw"
+trc=0
+"$top/build/tools/bench/kdapl-bench" --raw "$out/bench.raw" \
+	--json "$out/bench.json" --plot "$out/bench" \
+	--flavour "$flavour" >"$out/table.txt" || trc=$?
+cat "$out/table.txt"
+[ "$trc" -le 1 ] || { echo "bench: kdapl-bench failed ($trc)" >&2; exit 1; }
+if command -v gnuplot >/dev/null 2>&1; then
+	gnuplot "$out/bench.gp"
+	echo "bench: wrote $out/bench.json and $out/bench.png"
+else
+	echo "bench: gnuplot missing, no plot; wrote $out/bench.json" >&2
+fi
+[ "$rc" -eq 0 ] || echo "bench: guest exit status $rc" >&2
+grep -q '^# failed' "$out/bench.raw" && { echo "bench: some measurements failed (see $out/bench.raw)" >&2; exit 1; }
+exit 0

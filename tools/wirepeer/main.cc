@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// kiwarp-wirepeer: malformed frames from a userspace peer on a plain TCP
+// socket against kiwarp_wire_target.ko (a kiwarp rdma_cm listener, see
+// kunit/kiwarp_wire_target.c), run inside the test guest:
+//
+//   kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME]
+//
+// Every case opens its own TCP connection. MPA cases send a bad Request
+// and expect an MPA reject Reply or the connection closed, and no new
+// QP at the target. FPDU cases complete the MPA exchange (revision 2,
+// CRC as the case says), wait until the target's MR is registered
+// (debugfs "ready=1"), send one bad frame and expect a TERMINATE with
+// the given layer/type/code - or, for the truncated ones, the
+// connection closed - and then, from debugfs: the QP in ERROR, the
+// TERMINATEs counted, the canaries around the region and the receive
+// buffers intact and, where the frame was refused before placement,
+// the region untouched. One valid case first: an RDMA Read over a small
+// MSS, whose Read Response FPDUs must each fit it. The result is KTAP on
+// stdout, one case each.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "wire.h"
+
+using namespace std::chrono_literals;
+using wirepeer::ConnLine;
+
+namespace {
+
+struct Options {
+	std::string addr = "198.51.100.1";
+	unsigned port = 7180;
+	std::string conns = "/sys/kernel/debug/kiwarp_wire_target/conns";
+	std::string suite = "kiwarp_wire_user";
+	std::string fpdu_segs = "/sys/module/kiwarp/parameters/fpdu_segs";
+};
+
+Options opt;
+
+class CaseError {
+public:
+	explicit CaseError(std::string m) : msg(std::move(m)) {}
+	std::string msg;
+};
+
+void Require(bool ok, const std::string &what)
+{
+	if (!ok)
+		throw CaseError(what);
+}
+
+std::string ReadConns()
+{
+	std::ifstream f(opt.conns);
+	std::stringstream ss;
+
+	ss << f.rdbuf();
+	return ss.str();
+}
+
+unsigned Requests()
+{
+	auto n = wirepeer::ParseRequests(ReadConns());
+
+	Require(n.has_value(), "no requests= line in " + opt.conns);
+	return *n;
+}
+
+// Poll the target's line for our @port until @pred holds (10 s).
+ConnLine WaitConn(unsigned port, const std::function<bool(const ConnLine &)> &pred,
+		  const std::string &what)
+{
+	auto end = std::chrono::steady_clock::now() + 10s;
+	std::optional<ConnLine> c;
+
+	for (;;) {
+		c = wirepeer::FindConn(ReadConns(), port);
+		if (c && pred(*c))
+			return *c;
+		if (std::chrono::steady_clock::now() > end)
+			break;
+		std::this_thread::sleep_for(50ms);
+	}
+	throw CaseError("timed out waiting for " + what + " (port " +
+			std::to_string(port) + ": " +
+			(c ? "state=" + c->get("state") : "no line") + ")");
+}
+
+class Sock {
+public:
+	explicit Sock(int mss = 0)
+	{
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		Require(fd >= 0, "socket: " + std::string(strerror(errno)));
+		timeval tv = {10, 0};
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (mss)
+			setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss,
+				   sizeof(mss));
+	}
+	~Sock() { close(fd); }
+	Sock(const Sock &) = delete;
+	Sock &operator=(const Sock &) = delete;
+
+	// Connect, retrying for 10 s while nobody listens yet.
+	void Connect()
+	{
+		sockaddr_in sin{};
+		auto end = std::chrono::steady_clock::now() + 10s;
+
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(opt.port);
+		Require(inet_pton(AF_INET, opt.addr.c_str(), &sin.sin_addr) == 1,
+			"bad address " + opt.addr);
+		while (connect(fd, reinterpret_cast<sockaddr *>(&sin),
+			       sizeof(sin))) {
+			Require(errno == ECONNREFUSED &&
+				std::chrono::steady_clock::now() < end,
+				"connect: " + std::string(strerror(errno)));
+			std::this_thread::sleep_for(100ms);
+		}
+		socklen_t len = sizeof(sin);
+		getsockname(fd, reinterpret_cast<sockaddr *>(&sin), &len);
+		local_port = ntohs(sin.sin_port);
+	}
+
+	void Send(const std::vector<std::uint8_t> &b)
+	{
+		Require(!b.empty(), "empty frame (encoding failed)");
+		Require(send(fd, b.data(), b.size(), MSG_NOSIGNAL) ==
+			static_cast<ssize_t>(b.size()),
+			"send: " + std::string(strerror(errno)));
+	}
+
+	// Read exactly @n bytes; false on EOF/reset/time-out (see @closed).
+	bool ReadExact(std::vector<std::uint8_t> &out, std::size_t n)
+	{
+		std::size_t have = out.size();
+
+		out.resize(have + n);
+		while (n) {
+			ssize_t r = recv(fd, out.data() + out.size() - n, n, 0);
+
+			if (r <= 0) {
+				closed = r == 0 || errno == ECONNRESET;
+				timed_out = r < 0 && (errno == EAGAIN ||
+						      errno == EWOULDBLOCK);
+				out.resize(out.size() - n);
+				return false;
+			}
+			n -= r;
+		}
+		return true;
+	}
+
+	void ShutWrite() { shutdown(fd, SHUT_WR); }
+
+	int fd;
+	unsigned local_port = 0;
+	bool closed = false;
+	bool timed_out = false;
+};
+
+// A complete MPA exchange; returns the negotiated CRC.
+bool MpaConnect(Sock &s, bool crc)
+{
+	std::vector<std::uint8_t> rep;
+	mpa_frame_info fi{};
+	u16 pd_len = 0;
+
+	s.Connect();
+	s.Send(wirepeer::MpaRequest(MPA_REVISION_2, crc, false,
+				    MPA_V2_BLOCK_LEN));
+	Require(s.ReadExact(rep, MPA_RR_HDR_LEN), "no MPA Reply");
+	fi.kind = MPA_KIND_REPLY;
+	Require(mpa_frame_decode_header(rep.data(), rep.size(), &fi,
+					&pd_len) == 0, "bad MPA Reply");
+	Require(!fi.reject, "MPA Reply rejects");
+	Require(pd_len <= MPA_MAX_PRIVDATA, "Reply private data too long");
+	Require(s.ReadExact(rep, pd_len), "Reply private data missing");
+	Require(fi.crc == crc, "CRC not as asked");
+	return fi.crc;
+}
+
+// Read one FPDU (or nothing: EOF, reset, time-out).
+std::vector<std::uint8_t> ReadFpdu(Sock &s)
+{
+	std::vector<std::uint8_t> b;
+
+	if (!s.ReadExact(b, MPA_FPDU_HDR_LEN))
+		return b;
+	u16 ulen = (b[0] << 8) | b[1];
+	s.ReadExact(b, mpa_fpdu_size(ulen) - MPA_FPDU_HDR_LEN);
+	return b;
+}
+
+// --- the cases -------------------------------------------------------
+
+struct Expect {
+	bool terminate;			// else: the connection closed
+	int layer = -1, etype = -1, ecode = -1;	// -1: any
+	bool region_clean = true;	// nothing placed in the region
+};
+
+// MPA cases: a bad Request; an MPA reject Reply or a closed connection,
+// and no QP created.
+void MpaCase(const std::vector<std::uint8_t> &req, bool shut)
+{
+	unsigned before = Requests();
+	Sock s;
+	std::vector<std::uint8_t> rep;
+
+	s.Connect();
+	s.Send(req);
+	if (shut)
+		s.ShutWrite();
+	if (s.ReadExact(rep, MPA_RR_HDR_LEN)) {
+		mpa_frame_info fi{};
+
+		fi.kind = MPA_KIND_REPLY;
+		Require(mpa_frame_decode_header(rep.data(), rep.size(), &fi,
+						nullptr) == 0 && fi.reject,
+			"answered with something else than an MPA reject");
+	} else {
+		Require(s.closed, "neither a reject nor a close within 10 s");
+	}
+	std::this_thread::sleep_for(200ms);
+	Require(Requests() == before, "the target saw a connection request");
+	Require(!wirepeer::FindConn(ReadConns(), s.local_port),
+		"a connection exists for it");
+}
+
+// FPDU cases: connected, then @frame (built from the target's line).
+void FpduCase(bool crc,
+	      const std::function<std::vector<std::uint8_t>(const ConnLine &)>
+		      &frame,
+	      const Expect &want, bool shut = false)
+{
+	Sock s;
+	bool use_crc = MpaConnect(s, crc);
+	ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("ready") == "1" && l.get("state") == "RTS";
+	}, "the target's MR");
+
+	s.Send(frame(c));
+	if (shut)
+		s.ShutWrite();
+	std::vector<std::uint8_t> rx = ReadFpdu(s);
+	wirepeer::Outcome o = wirepeer::Judge(rx, use_crc, s.closed);
+
+	if (want.terminate) {
+		Require(o.terminate, "no TERMINATE: " +
+			(o.closed ? std::string("closed") :
+			 s.timed_out ? std::string("timed out") : o.what));
+		auto code = [](int v) { return std::to_string(v); };
+		Require((want.layer < 0 || o.layer == want.layer) &&
+			(want.etype < 0 || o.etype == want.etype) &&
+			(want.ecode < 0 || o.ecode == want.ecode),
+			"TERMINATE layer/type/code " + code(o.layer) + "/" +
+			code(o.etype) + "/" + code(o.ecode) + ", want " +
+			code(want.layer) + "/" + code(want.etype) + "/" +
+			code(want.ecode));
+	} else {
+		Require(o.terminate || o.closed,
+			"neither TERMINATE nor close: " +
+			(s.timed_out ? std::string("timed out") : o.what));
+	}
+	c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("state") == "ERROR";
+	}, "the QP in ERROR");
+	if (want.terminate)
+		Require(c.num("terms_sent") == 1, "terms_sent " +
+			c.get("terms_sent"));
+	Require(c.get("guard") == "ok", "canary around the region hit");
+	Require(c.get("recv_guard") == "ok",
+		"canary around the receive buffers hit");
+	if (want.region_clean)
+		Require(c.get("region") == "clean",
+			"bytes placed in the region");
+}
+
+// Not malformed: a valid RDMA Read of the whole region over a connection
+// whose MSS we made small (TCP_MAXSEG): every Read Response FPDU must
+// fit kiwarp's fpdu_segs MSS (module parameter, read from sysfs; 1 makes
+// FPDUs fit the path), carry the next bytes of the sink, and the last
+// one the L flag; the region bytes are the target's zeros.
+void ReadWithinMss()
+{
+	constexpr int kMss = 536;
+	unsigned segs = 0;
+
+	std::ifstream(opt.fpdu_segs) >> segs;
+	Require(segs >= 1, "cannot read " + opt.fpdu_segs);
+	const std::size_t max_fpdu = std::size_t{segs} * kMss;
+	constexpr u32 kSink = 0x7700, kSinkTo = 0x10000;
+	Sock s(kMss);
+	bool crc = MpaConnect(s, false);
+	ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("ready") == "1" && l.get("state") == "RTS";
+	}, "the target's MR");
+	ddp_hdr h{};
+	std::uint32_t len = static_cast<std::uint32_t>(c.num("len"));
+	std::uint32_t got = 0, fpdus = 0;
+
+	h.opcode = RDMAP_READ_REQ;
+	h.last = true;
+	h.msn = 1;
+	h.sink_stag = kSink;
+	h.sink_to = kSinkTo;
+	h.read_size = len;
+	h.src_stag = static_cast<u32>(c.num("stag"));
+	h.src_to = c.num("to");
+	s.Send(wirepeer::Fpdu(h, 0, false));
+	for (bool last = false; !last;) {
+		std::vector<std::uint8_t> f = ReadFpdu(s);
+		const u8 *u;
+		u16 ulen;
+		ddp_hdr r{};
+		ddp_err err{};
+
+		Require(!f.empty(), "connection ended after " +
+			std::to_string(got) + " bytes");
+		Require(f.size() <= max_fpdu, "FPDU of " +
+			std::to_string(f.size()) + " bytes, over " +
+			std::to_string(segs) + " x MSS " +
+			std::to_string(kMss));
+		Require(mpa_fpdu_decode(f.data(), f.size(), crc, 0xffff, &u,
+					&ulen) > 0, "bad FPDU");
+		int hl = ddp_hdr_decode(u, ulen, &r, &err);
+
+		Require(hl > 0 && r.opcode == RDMAP_READ_RESP,
+			"not a Read Response");
+		Require(r.stag == kSink && r.to == kSinkTo + got,
+			"Read Response at the wrong sink place");
+		for (int i = hl; i < ulen; i++)
+			Require(u[i] == 0, "Read Response data not the region's");
+		got += ulen - hl;
+		fpdus++;
+		last = r.last;
+	}
+	Require(got == len, "read " + std::to_string(got) + " of " +
+		std::to_string(len) + " bytes");
+	Require(fpdus >= len / max_fpdu, "only " + std::to_string(fpdus) +
+		" FPDUs");
+	c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("state") == "RTS";
+	}, "the QP still in RTS");
+	Require(c.num("terms_sent") == 0, "a TERMINATE was sent");
+}
+
+ddp_hdr Tagged(const ConnLine &c, std::uint64_t to)
+{
+	ddp_hdr h{};
+
+	h.opcode = RDMAP_WRITE;
+	h.last = true;
+	h.stag = static_cast<u32>(c.num("stag"));
+	h.to = to;
+	return h;
+}
+
+ddp_hdr Untagged(std::uint8_t op, std::uint32_t msn)
+{
+	ddp_hdr h{};
+
+	h.opcode = op;
+	h.last = true;
+	h.msn = msn;
+	return h;
+}
+
+constexpr Expect kTagged(int ecode)
+{
+	return {true, TERM_LAYER_DDP, DDP_ETYPE_TAGGED, ecode};
+}
+
+struct Case {
+	const char *name;
+	std::function<void()> run;
+};
+
+std::vector<Case> Cases()
+{
+	return {
+	{"read_responses_within_mss", ReadWithinMss},
+	{"mpa_bad_key", [] {
+		MpaCase(wirepeer::MpaRequest(MPA_REVISION_2, false, false, 4,
+					     "MPA ID Rep Frame"), false);
+	}},
+	{"mpa_bad_revision", [] {
+		MpaCase(wirepeer::MpaRequest(3, false, false, 4), false);
+	}},
+	{"mpa_markers", [] {
+		MpaCase(wirepeer::MpaRequest(MPA_REVISION_2, false, true, 4),
+			false);
+	}},
+	{"mpa_private_data_too_long", [] {
+		MpaCase(wirepeer::MpaRequest(MPA_REVISION_2, false, false,
+					     MPA_MAX_PRIVDATA + 1), false);
+	}},
+	{"mpa_truncated_request", [] {
+		auto r = wirepeer::MpaRequest(MPA_REVISION_2, false, false, 4);
+
+		r.resize(10);
+		MpaCase(r, true);
+	}},
+	{"fpdu_bad_crc", [] {
+		FpduCase(true, [](const ConnLine &) {
+			auto f = wirepeer::Fpdu(Untagged(RDMAP_SEND, 1), 8,
+						true);
+			f.back() ^= 0x5a;
+			return f;
+		}, {true, TERM_LAYER_LLP, 0, LLP_ECODE_CRC});
+	}},
+	{"stag_unknown", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			ddp_hdr h = Tagged(c, c.num("to"));
+
+			h.stag += 0x100;	// the next index: not registered
+			return wirepeer::Fpdu(h, 16, false);
+		}, kTagged(DDP_ECODE_T_INVALID_STAG));
+	}},
+	{"stag_zero_local_dma_lkey", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			ddp_hdr h = Tagged(c, c.num("to"));
+
+			h.stag = 0;
+			return wirepeer::Fpdu(h, 16, false);
+		}, kTagged(DDP_ECODE_T_INVALID_STAG));
+	}},
+	{"stag_wrong_key", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			ddp_hdr h = Tagged(c, c.num("to"));
+
+			h.stag ^= 0xff;
+			return wirepeer::Fpdu(h, 16, false);
+		}, kTagged(DDP_ECODE_T_INVALID_STAG));
+	}},
+	{"write_past_region_end", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			return wirepeer::Fpdu(Tagged(c, c.num("to") +
+						     c.num("len") - 8), 32,
+					      false);
+		}, kTagged(DDP_ECODE_T_BASE_BOUNDS));
+	}},
+	{"write_before_region", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			return wirepeer::Fpdu(Tagged(c, c.num("to") - 16), 32,
+					      false);
+		}, kTagged(DDP_ECODE_T_BASE_BOUNDS));
+	}},
+	{"write_to_wraps", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			return wirepeer::Fpdu(Tagged(c, ~0ULL - 3), 16, false);
+		}, kTagged(DDP_ECODE_T_TO_WRAP));
+	}},
+	{"write_oversized_mpa_length", [] {
+		// 65535 byte ULPDU announced, only the header sent.
+		FpduCase(false, [](const ConnLine &c) {
+			auto f = wirepeer::Fpdu(Tagged(c, c.num("to")),
+						0xffff - DDP_TAGGED_HDR_LEN,
+						false);
+			f.resize(MPA_FPDU_HDR_LEN + DDP_TAGGED_HDR_LEN);
+			return f;
+		}, kTagged(DDP_ECODE_T_BASE_BOUNDS));
+	}},
+	{"read_request_oversized", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			ddp_hdr h = Untagged(RDMAP_READ_REQ, 1);
+
+			h.sink_stag = 0x1000;
+			h.read_size = 2 * c.num("len");
+			h.src_stag = static_cast<u32>(c.num("stag"));
+			h.src_to = c.num("to");
+			return wirepeer::Fpdu(h, 0, false);
+		}, {true, TERM_LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION,
+		    RDMAP_ECODE_BASE_BOUNDS});
+	}},
+	{"send_oversized", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			return wirepeer::Fpdu(Untagged(RDMAP_SEND, 1),
+					      c.num("rlen") + 4, false);
+		}, {true, TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+		    DDP_ECODE_UT_TOO_LONG});
+	}},
+	{"ulpdu_shorter_than_header", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			auto f = wirepeer::Fpdu(Tagged(c, c.num("to")), 0,
+						false);
+			f[0] = 0;
+			f[1] = 4;	// MPA length 4 < 14
+			return f;
+		}, {true, TERM_LAYER_LLP, 0, LLP_ECODE_FPDU_START});
+	}},
+	{"bad_ddp_version", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			auto f = wirepeer::Fpdu(Tagged(c, c.num("to")), 16,
+						false);
+			f[2] = (f[2] & ~3) | 2;	// DDP version 2
+			return f;
+		}, {true, TERM_LAYER_DDP, -1, -1});
+	}},
+	{"truncated_fpdu_then_fin", [] {
+		FpduCase(false, [](const ConnLine &c) {
+			auto f = wirepeer::Fpdu(Tagged(c, c.num("to")), 256,
+						false);
+			f.resize(f.size() / 2);
+			return f;
+		}, {false, -1, -1, -1, false}, true);
+	}},
+	{"truncated_header_then_fin", [] {
+		FpduCase(false, [](const ConnLine &) {
+			auto f = wirepeer::Fpdu(Untagged(RDMAP_SEND, 1), 8,
+						false);
+			f.resize(5);
+			return f;
+		}, {false}, true);
+	}},
+	};
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i + 1 < argc; i += 2) {
+		std::string a = argv[i], v = argv[i + 1];
+
+		if (a == "--addr")
+			opt.addr = v;
+		else if (a == "--port")
+			opt.port = std::stoul(v);
+		else if (a == "--conns")
+			opt.conns = v;
+		else if (a == "--suite")
+			opt.suite = v;
+		else if (a == "--fpdu-segs-file")
+			opt.fpdu_segs = v;
+		else {
+			std::cerr << "usage: kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME] [--fpdu-segs-file F]\n";
+			return 2;
+		}
+	}
+	auto cases = Cases();
+	int n = 0, failed = 0;
+
+	std::cout << "    KTAP version 1\n    # Subtest: " << opt.suite
+		  << "\n    1.." << cases.size() << "\n" << std::flush;
+	for (auto &c : cases) {
+		std::string err;
+
+		try {
+			c.run();
+		} catch (const CaseError &e) {
+			err = e.msg;
+		}
+		n++;
+		if (err.empty()) {
+			std::cout << "    ok " << n << " " << c.name << "\n";
+		} else {
+			failed++;
+			std::cout << "    # " << c.name << ": " << err << "\n"
+				  << "    not ok " << n << " " << c.name << "\n";
+		}
+		std::cout << std::flush;
+	}
+	std::cout << (failed ? "not ok 1 " : "ok 1 ") << opt.suite << "\n";
+	return failed ? 1 : 0;
+}
