@@ -226,24 +226,26 @@ kiwarp_device_suite() {
 	ktap_end
 }
 
-# kdapl_rping_suites: the socket extensions against userspace rping on
-# siwC (root namespace, 198.51.100.2) with our side on kw0 (namespace b,
-# 198.51.100.1). rping -s waits for the kernel client of the first KUnit
-# case; rping -c retries until the second case's listener is up. Then
-# the KUnit suite kdapl_rping and a suite rping_userspace with rping's
-# own verdicts (exit status, -V, all rounds). Needs kdapl, kiwarp, kw0.
+# rping_around MODULE SUITE PORT_S PORT_C LOG USERSUITE CASE_S CASE_C:
+# userspace rping on siwC (root namespace, 198.51.100.2) around the KUnit
+# module MODULE, whose side is kw0 (198.51.100.1, namespace b). rping -s
+# on PORT_S waits for the kernel client of one case; rping -c retries on
+# PORT_C until another case's listener is up. Then the KUnit suite SUITE
+# and a suite USERSUITE with rping's own verdicts (exit status, -V, every
+# round) as CASE_S (rping's server) and CASE_C (rping's client). The
+# logs are /tmp/LOG-s.log and /tmp/LOG-c.log. Needs kiwarp and kw0.
 KDAPL_RPING_COUNT=100
-kdapl_rping_suites() {
-	local spid cpid rs=0 rc=0
-	rping -s -a "$KW_B_ADDR" -p 7174 -C "$KDAPL_RPING_COUNT" -S 64 -V \
-		>/tmp/krping-s.log 2>&1 &
+rping_around() {
+	local mod=$1 suite=$2 ps=$3 pc=$4 log=/tmp/$5 usuite=$6 cs=$7 cc=$8
+	local spid cpid rs=0 rc=0 n=$KDAPL_RPING_COUNT
+	rping -s -a "$KW_B_ADDR" -p "$ps" -C "$n" -S 64 -V \
+		>"$log-s.log" 2>&1 &
 	spid=$!
 	(
 		i=0
 		while [ $i -lt 400 ]; do
-			if timeout 120 rping -c -a "$KW_A_ADDR" -p 7175 \
-				-C "$KDAPL_RPING_COUNT" -S 64 -V -v \
-				>/tmp/krping-c.log 2>&1; then
+			if timeout 120 rping -c -a "$KW_A_ADDR" -p "$pc" \
+				-C "$n" -S 64 -V -v >"$log-c.log" 2>&1; then
 				exit 0
 			fi
 			i=$((i + 1))
@@ -252,87 +254,49 @@ kdapl_rping_suites() {
 		exit 1
 	) &
 	cpid=$!
-	if insmod "$MODDIR/kdapl_rping_test.ko" count="$KDAPL_RPING_COUNT" \
-		port_server=7174 port_listen=7175; then
-		cat /sys/kernel/debug/kunit/kdapl_rping/results >>"$RESULTS"
-		rmmod kdapl_rping_test
+	if insmod "$MODDIR/$mod.ko" count="$n" port_server="$ps" \
+		port_listen="$pc"; then
+		cat "/sys/kernel/debug/kunit/$suite/results" >>"$RESULTS"
+		rmmod "$mod"
 	else
-		echo "kdapl-guest: insmod kdapl_rping_test failed"
+		echo "kdapl-guest: insmod $mod failed"
 	fi
 	# Whatever is still waiting has lost its peer.
 	sleep 1
 	kill "$spid" "$cpid" 2>/dev/null
 	wait "$spid" || rs=$?
 	wait "$cpid" || rc=$?
-	ktap_suite rping_userspace 2
+	ktap_suite "$usuite" 2
 	if [ $rs -eq 0 ]; then
-		ktap_case ok rping_server_against_socket_connect
+		ktap_case ok "$cs"
 	else
-		ktap_case fail rping_server_against_socket_connect "exit $rs" \
-			"$(tail -n 5 /tmp/krping-s.log | tr '\n' '|')"
+		ktap_case fail "$cs" "exit $rs" \
+			"$(tail -n 5 "$log-s.log" | tr '\n' '|')"
 	fi
 	if [ $rc -eq 0 ] &&
-		[ "$(grep -c 'ping data' /tmp/krping-c.log)" -eq \
-			"$KDAPL_RPING_COUNT" ]; then
-		ktap_case ok rping_client_against_ssp
+		[ "$(grep -c 'ping data' "$log-c.log")" -eq "$n" ]; then
+		ktap_case ok "$cc"
 	else
-		ktap_case fail rping_client_against_ssp "exit $rc" \
-			"$(tail -n 5 /tmp/krping-c.log | tr '\n' '|')"
+		ktap_case fail "$cc" "exit $rc" \
+			"$(tail -n 5 "$log-c.log" | tr '\n' '|')"
 	fi
 	ktap_end
 }
 
+# kdapl_rping_suites: kDAPL's socket extensions (kunit/kdapl_rping_test.c:
+# dat_iw_socket_connect to rping -s, an SSP for rping -c). Needs kdapl.
+kdapl_rping_suites() {
+	rping_around kdapl_rping_test kdapl_rping 7174 7175 krping \
+		rping_userspace rping_server_against_socket_connect \
+		rping_client_against_ssp
+}
+
 # kiwarp_rping_suites: plain kernel rdma_cm endpoints on kiwarp speaking
-# rping's protocol (kunit/kiwarp_rping_test.c) against userspace rping
-# on siwC (root namespace, 198.51.100.2); our side is kw0 (198.51.100.1,
-# namespace b). rping -c retries until the first KUnit case listens;
-# rping -s waits for the second. Then suite kiwarp_rping_userspace with
-# rping's own verdicts (exit status, -V, every round). Needs kiwarp and
-# kw0..kw2.
+# rping's protocol (kunit/kiwarp_rping_test.c), both roles.
 kiwarp_rping_suites() {
-	local spid cpid rs=0 rc=0 n=$KDAPL_RPING_COUNT
-	rping -s -a "$KW_B_ADDR" -p 7176 -C "$n" -S 64 -V \
-		>/tmp/kwrping-s.log 2>&1 &
-	spid=$!
-	(
-		i=0
-		while [ $i -lt 400 ]; do
-			if timeout 120 rping -c -a "$KW_A_ADDR" -p 7177 \
-				-C "$n" -S 64 -V -v >/tmp/kwrping-c.log 2>&1; then
-				exit 0
-			fi
-			i=$((i + 1))
-			sleep 0.3
-		done
-		exit 1
-	) &
-	cpid=$!
-	if insmod "$MODDIR/kiwarp_rping_test.ko" count="$n" \
-		port_server=7176 port_listen=7177; then
-		cat /sys/kernel/debug/kunit/kiwarp_rping/results >>"$RESULTS"
-		rmmod kiwarp_rping_test
-	else
-		echo "kdapl-guest: insmod kiwarp_rping_test failed"
-	fi
-	sleep 1
-	kill "$spid" "$cpid" 2>/dev/null
-	wait "$spid" || rs=$?
-	wait "$cpid" || rc=$?
-	ktap_suite kiwarp_rping_userspace 2
-	if [ $rs -eq 0 ]; then
-		ktap_case ok rping_server_against_kiwarp_client
-	else
-		ktap_case fail rping_server_against_kiwarp_client "exit $rs" \
-			"$(tail -n 5 /tmp/kwrping-s.log | tr '\n' '|')"
-	fi
-	if [ $rc -eq 0 ] &&
-		[ "$(grep -c 'ping data' /tmp/kwrping-c.log)" -eq "$n" ]; then
-		ktap_case ok rping_client_against_kiwarp_server
-	else
-		ktap_case fail rping_client_against_kiwarp_server "exit $rc" \
-			"$(tail -n 5 /tmp/kwrping-c.log | tr '\n' '|')"
-	fi
-	ktap_end
+	rping_around kiwarp_rping_test kiwarp_rping 7176 7177 kwrping \
+		kiwarp_rping_userspace rping_server_against_kiwarp_client \
+		rping_client_against_kiwarp_server
 }
 
 # Suite kiwarp_unload_live: kdapl_demo holds a connection between kw1
