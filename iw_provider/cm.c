@@ -415,6 +415,12 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	qp->conn_up = false;
 	status = qp->down_status;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/*
+	 * A pass that ran out of budget queued itself again: that one
+	 * sees !conn_up and stops. None is queued after it (the socket
+	 * callbacks are ours no more), so the socket can go.
+	 */
+	flush_work(&qp->rx_work);
 	flush_work(&qp->tx_work);
 	if (cancel_delayed_work_sync(&qp->close_work))
 		kiwarp_qp_put(qp);

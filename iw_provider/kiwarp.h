@@ -283,9 +283,16 @@ struct kiwarp_rx {
 	u32 msg_len;		/* bytes of the current message so far */
 	u32 msn[DDP_QN_COUNT];	/* next expected MSN per queue */
 	bool in_send;		/* a multi-segment SEND is in progress */
-	bool in_wrresp;		/* READ response in progress */
 	u8 in_op;
-	bool eof;		/* the peer closed */
+	/*
+	 * The bytes being parsed: a piece of a received skb, lent by
+	 * tcp_read_sock() to the RX work's actor (socket lock held).
+	 */
+	const struct sk_buff *skb;
+	u32 skb_off;
+	u32 skb_left;
+	int err;		/* this pass stopped on an error */
+	bool halt;		/* this pass stopped: the QP left RTS/CLOSING */
 	u8 discard[256];	/* sink for payload that is dropped */
 };
 
@@ -304,6 +311,21 @@ struct kiwarp_qp_stats {
 };
 
 struct kiwarp_qp;
+
+/* FPDUs handed to TCP per kernel_sendmsg(), and the kvecs for them */
+#define KIWARP_TX_BATCH		16
+#define KIWARP_TX_VECS		64
+
+/*
+ * struct kiwarp_txbuf - the TX work's buffers for one kernel_sendmsg():
+ * the MPA length + DDP/RDMAP header and the pad + CRC of each FPDU of a
+ * batch, and the kvecs that chain them with the payload pieces.
+ */
+struct kiwarp_txbuf {
+	u8 hdr[KIWARP_TX_BATCH][MPA_FPDU_HDR_LEN + DDP_HDR_MAX];
+	u8 trl[KIWARP_TX_BATCH][3 + MPA_FPDU_CRC_LEN];
+	struct kvec vec[KIWARP_TX_VECS];
+};
 
 /*
  * struct kiwarp_conn_ops - who is told when a QP's connection is down.
@@ -412,8 +434,7 @@ struct kiwarp_qp {
 	struct work_struct down_work;
 	struct delayed_work close_work;	/* bounds a graceful close */
 	struct kiwarp_rx rx;
-	u8 tx_hdr[MPA_FPDU_HDR_LEN + DDP_HDR_MAX];	/* TX work only */
-	u8 tx_trl[3 + MPA_FPDU_CRC_LEN];		/* TX work only */
+	struct kiwarp_txbuf txb;	/* TX work only */
 	struct kiwarp_qp_stats stats;
 	struct dentry *debugfs;
 };

@@ -3,14 +3,18 @@
  * kiwarp: the receive path (one work per QP, qp->rx_work, queued by the
  * socket's data_ready and state_change callbacks).
  *
- * The work reads the TCP stream with non-blocking kernel_recvmsg() and
- * parses one FPDU at a time in three stages (qp->rx): the MPA length
- * and DDP/RDMAP header into rx.hdr, the payload, the pad and CRC. The
- * payload is received straight into its final place - the registered
- * memory named by the STag of a tagged segment, the posted receive of
- * a Send, the sink of an outstanding Read - with no intermediate copy;
- * the CRC (if negotiated) is computed over the placed bytes and checked
- * when the trailer arrives, before the message completes.
+ * The work parses the TCP stream in place: with the socket locked,
+ * tcp_read_sock() lends it the received skbs one piece at a time
+ * (kiwarp_rx_actor) and the parser takes each FPDU in three stages
+ * (qp->rx): the MPA length and DDP/RDMAP header into rx.hdr, the
+ * payload, the pad and CRC. The payload is copied straight from the skb
+ * into its final place - the registered memory named by the STag of a
+ * tagged segment, the posted receive of a Send, the sink of an
+ * outstanding Read - with no intermediate buffer and no socket call per
+ * FPDU; the CRC (if negotiated) is computed over the placed bytes and
+ * checked when the trailer arrives, before the message completes. A
+ * pass takes at most KIWARP_RX_PASS_BYTES, then queues the work again
+ * so that other QPs on the workqueue run.
  *
  * Nothing from the wire is trusted: header lengths, opcodes, versions,
  * queue numbers, MSNs and MOs are checked; an STag must be valid, of the
@@ -19,18 +23,35 @@
  * outstanding Read; inbound Reads are limited to the IRD. A violation
  * sends a TERMINATE with the layer, error type and code of RFC 5040/5041
  * and moves the QP to ERROR; nothing more is placed.
+ *
+ * Locking: the parser runs under the socket lock (lock_sock), from the
+ * RX work only; what it calls with it held - kiwarp_qp_terminate(),
+ * kiwarp_qp_error(), kiwarp_cq_add() - only takes spinlocks and queues
+ * works, never a socket call.
  */
+
+#include <net/tcp.h>
 
 #include "kiwarp.h"
 
-#define KIWARP_RX_BUDGET	256
+#define KIWARP_RX_PASS_BYTES	(512 * 1024)
 
+/*
+ * Take up to @len bytes of the lent skb piece into @buf.
+ * Return: bytes taken (> 0), or -EAGAIN when the piece is used up.
+ */
 static int kiwarp_rx_recv(struct kiwarp_qp *qp, void *buf, u32 len)
 {
-	struct kvec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = {};
+	struct kiwarp_rx *rx = &qp->rx;
+	u32 n = min(len, rx->skb_left);
 
-	return kernel_recvmsg(qp->sock, &msg, &iov, 1, len, MSG_DONTWAIT);
+	if (!n)
+		return -EAGAIN;
+	if (skb_copy_bits(rx->skb, rx->skb_off, buf, n))
+		return -EFAULT;	/* the piece is shorter than lent: a bug */
+	rx->skb_off += n;
+	rx->skb_left -= n;
+	return n;
 }
 
 static int kiwarp_rx_fail(struct kiwarp_qp *qp, u8 layer, u8 etype,
@@ -446,7 +467,7 @@ static int kiwarp_rx_trailer(struct kiwarp_qp *qp)
 	return kiwarp_rx_finish(qp) ?: 1;
 }
 
-/* Return: 1 progress, -EAGAIN no data, 0 EOF, < 0 error (handled). */
+/* Return: 1 progress, -EAGAIN piece used up, < 0 error (handled). */
 static int kiwarp_rx_step(struct kiwarp_qp *qp)
 {
 	switch (qp->rx.stage) {
@@ -459,45 +480,104 @@ static int kiwarp_rx_step(struct kiwarp_qp *qp)
 	}
 }
 
-void kiwarp_rx_work(struct work_struct *work)
+/* May the QP still take data from the wire? */
+static bool kiwarp_rx_live(struct kiwarp_qp *qp)
 {
-	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
-	int budget = KIWARP_RX_BUDGET, ret = 1;
 	enum kiwarp_qp_state st;
 	unsigned long flags;
 	bool up;
 
-	while (budget--) {
-		spin_lock_irqsave(&qp->state_lock, flags);
-		st = qp->state;
-		up = qp->conn_up;
-		spin_unlock_irqrestore(&qp->state_lock, flags);
-		if (!up || (st != KIWARP_QPS_RTS && st != KIWARP_QPS_CLOSING))
-			break;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	st = qp->state;
+	up = qp->conn_up;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return up && (st == KIWARP_QPS_RTS || st == KIWARP_QPS_CLOSING);
+}
+
+/*
+ * tcp_read_sock()'s actor: parse @len bytes of @skb from @off. Return:
+ * the bytes consumed; 0 stops the pass (an error or the QP left RTS).
+ */
+static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			   unsigned int off, size_t len)
+{
+	struct kiwarp_qp *qp = desc->arg.data;
+	struct kiwarp_rx *rx = &qp->rx;
+	u32 used;
+	int ret;
+
+	if (rx->err || rx->halt)
+		return 0;
+	if (!kiwarp_rx_live(qp)) {
+		rx->halt = true;
+		return 0;
+	}
+	rx->skb = skb;
+	rx->skb_off = off;
+	rx->skb_left = min_t(size_t, len, U32_MAX);
+	while (rx->skb_left) {
 		ret = kiwarp_rx_step(qp);
-		if (ret == -EAGAIN)
-			break;
-		if (ret == 0) {
-			/* the peer closed its half: the connection ends */
-			WRITE_ONCE(qp->peer_closed, true);
-			kiwarp_qp_down_status(qp, 0);
-			kiwarp_qp_error(qp);
-			break;
-		}
-		if (ret < 0) {
-			/*
-			 * Protocol errors were answered with TERMINATE (or
-			 * one came in); anything else is the socket's error:
-			 * a reset, TCP giving up, an ICMP error.
-			 */
-			if (ret != -EPROTO) {
-				kiwarp_qp_down_status(qp, ret);
-				kiwarp_qp_error(qp);
-			}
+		if (ret < 0 && ret != -EAGAIN) {
+			rx->err = ret;
 			break;
 		}
 	}
-	if (budget < 0)
-		kiwarp_qp_queue(qp, &qp->rx_work);
+	used = min_t(size_t, len, U32_MAX) - rx->skb_left;
+	rx->skb = NULL;
+	rx->skb_left = 0;
+	desc->count = used < desc->count ? desc->count - used : 0;
+	return used;
+}
+
+void kiwarp_rx_work(struct work_struct *work)
+{
+	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = KIWARP_RX_PASS_BYTES,
+	};
+	struct kiwarp_rx *rx = &qp->rx;
+	bool eof = false;
+	struct sock *sk;
+	int ret;
+
+	/* qp->sock stays until kiwarp_qp_down_work() has flushed us */
+	if (!kiwarp_rx_live(qp))
+		goto out;
+	sk = qp->sock->sk;
+	lock_sock(sk);
+	rx->err = 0;
+	rx->halt = false;
+	ret = tcp_read_sock(sk, &desc, kiwarp_rx_actor);
+	if (rx->err) {
+		ret = rx->err;
+	} else if (rx->halt || !desc.count) {
+		ret = 0;
+	} else if (ret >= 0 || ret == -EAGAIN) {
+		/* all read: why nothing more comes, if it does not */
+		ret = sock_error(sk);
+		if (!ret && ((sk->sk_shutdown & RCV_SHUTDOWN) ||
+			     sk->sk_state == TCP_CLOSE))
+			eof = true;
+	}
+	release_sock(sk);
+
+	if (eof) {
+		/* the peer closed its half: the connection ends */
+		WRITE_ONCE(qp->peer_closed, true);
+		kiwarp_qp_down_status(qp, 0);
+		kiwarp_qp_error(qp);
+	} else if (ret < 0 && ret != -EPROTO) {
+		/*
+		 * Protocol errors were answered with TERMINATE (or one came
+		 * in); anything else is the socket's error: a reset, TCP
+		 * giving up, an ICMP error.
+		 */
+		kiwarp_qp_down_status(qp, ret);
+		kiwarp_qp_error(qp);
+	} else if (!ret && !desc.count && !rx->halt) {
+		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
+	}
+out:
 	kiwarp_qp_put(qp);
 }

@@ -11,22 +11,78 @@
  * LOCAL_INV steps. In CLOSING, once the SQ is empty, our half of the TCP
  * connection is closed (FIN).
  *
- * A message is cut into FPDUs of at most fpdu_segs path MSS (fpdu_max),
- * each sent with one kernel_sendmsg() of a kvec array (MSG_MORE but for
- * the message's last FPDU, so TCP builds full-size skbs): the header in
- * qp->tx_hdr, the payload straight from the registered memory (no copy
- * into a staging buffer), pad and CRC from qp->tx_trl. Nothing is
- * allocated per message. Sends and Writes complete once handed to TCP,
- * Reads when their last response segment is placed (rx.c); completions
- * are reported in SQ order (qp.c).
+ * A message is cut into FPDUs of at most fpdu_segs path MSS (fpdu_max).
+ * Up to KIWARP_TX_BATCH of them go to TCP in one kernel_sendmsg() of a
+ * kvec array (qp->txb): per FPDU its header, the payload straight from
+ * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
+ * set but for the batch that ends the message, so TCP builds full-size
+ * skbs. Nothing is allocated per message. Sends and Writes complete
+ * once handed to TCP, Reads when their last response segment is placed
+ * (rx.c); completions are reported in SQ order (qp.c).
  */
 
 #include "kiwarp.h"
 
-#define KIWARP_TX_VECS		18
 #define KIWARP_TX_BUDGET	64
 
 static const u8 kiwarp_zero_pad[3];
+
+/*
+ * Add FPDU @nf of the batch in qp->txb: @h's header (@hlen bytes) for
+ * the message's payload from offset @sent of @total, taken from @src:
+ * at most @max_pay bytes, and what the kvecs from *@nv leave room for.
+ * Return: the payload bytes taken (*@nv and *@flen advanced, h->last
+ * set when they end the message), or -EFAULT/-EACCES (@src).
+ */
+static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
+			  u32 max_pay, u64 base_to, struct kiwarp_cursor *src,
+			  u32 sent, u32 total, u32 nf, u32 *nv, u32 *flen)
+{
+	struct kiwarp_txbuf *txb = &qp->txb;
+	struct kvec *vec = txb->vec;
+	u32 want = min(total - sent, max_pay);
+	u32 first = *nv, n = first + 1, got = 0, pad, crc, i;
+	u8 *hdr = txb->hdr[nf], *trl = txb->trl[nf];
+	int ret;
+
+	while (got < want && n < KIWARP_TX_VECS - 1) {
+		void *p;
+		u32 len;
+
+		ret = kiwarp_cursor_piece(src, want - got, &p, &len);
+		if (ret)
+			return ret == -ENOENT ? -EFAULT : ret;
+		vec[n].iov_base = p;
+		vec[n].iov_len = len;
+		n++;
+		got += len;
+	}
+	if (h->opcode == RDMAP_WRITE || h->opcode == RDMAP_READ_RESP)
+		h->to = base_to + sent;
+	else
+		h->mo = sent;
+	h->last = sent + got == total;
+	ddp_hdr_encode(h, hdr + MPA_FPDU_HDR_LEN, DDP_HDR_MAX);
+	put_unaligned_be16(hlen + got, hdr);
+	vec[first].iov_base = hdr;
+	vec[first].iov_len = MPA_FPDU_HDR_LEN + hlen;
+
+	pad = mpa_fpdu_pad(hlen + got);
+	memset(trl, 0, 3 + MPA_FPDU_CRC_LEN);
+	if (qp->crc) {
+		crc = IW_CRC32C_SEED;
+		for (i = first; i < n; i++)
+			crc = iw_crc32c(crc, vec[i].iov_base, vec[i].iov_len);
+		crc = ~iw_crc32c(crc, kiwarp_zero_pad, pad);
+		put_unaligned_le32(crc, trl + pad);
+	}
+	vec[n].iov_base = trl;
+	vec[n].iov_len = pad + MPA_FPDU_CRC_LEN;
+	n++;
+	*flen += MPA_FPDU_HDR_LEN + hlen + got + pad + MPA_FPDU_CRC_LEN;
+	*nv = n;
+	return got;
+}
 
 /*
  * Send one message: @total bytes from @src behind headers from @h. For
@@ -36,14 +92,12 @@ static const u8 kiwarp_zero_pad[3];
 static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 			 struct kiwarp_cursor *src, u32 total)
 {
-	struct kvec vec[KIWARP_TX_VECS];
-	bool tagged = h->opcode == RDMAP_WRITE ||
-		      h->opcode == RDMAP_READ_RESP;
 	u64 base_to = h->to;
 	u32 sent = 0, hlen, max_pay;
 	int hret;
 
-	hret = ddp_hdr_encode(h, qp->tx_hdr + MPA_FPDU_HDR_LEN, DDP_HDR_MAX);
+	hret = ddp_hdr_encode(h, qp->txb.hdr[0] + MPA_FPDU_HDR_LEN,
+			      DDP_HDR_MAX);
 	if (hret < 0)
 		return hret;
 	hlen = hret;
@@ -51,60 +105,29 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 
 	do {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-		u32 chunk = min(total - sent, max_pay), got = 0, n = 1;
-		u32 pad, flen, crc = 0;
+		u32 nf = 0, nv = 0, flen = 0, payload = 0;
 		int ret;
 
-		while (got < chunk && n < KIWARP_TX_VECS - 1) {
-			void *p;
-			u32 len;
-
-			ret = kiwarp_cursor_piece(src, chunk - got, &p, &len);
-			if (ret)
-				return ret == -ENOENT ? -EFAULT : ret;
-			vec[n].iov_base = p;
-			vec[n].iov_len = len;
-			n++;
-			got += len;
-		}
-		chunk = got;
-		if (tagged)
-			h->to = base_to + sent;
-		else
-			h->mo = sent;
-		h->last = sent + chunk == total;
-		ddp_hdr_encode(h, qp->tx_hdr + MPA_FPDU_HDR_LEN, DDP_HDR_MAX);
-		put_unaligned_be16(hlen + chunk, qp->tx_hdr);
-		vec[0].iov_base = qp->tx_hdr;
-		vec[0].iov_len = MPA_FPDU_HDR_LEN + hlen;
-
-		pad = mpa_fpdu_pad(hlen + chunk);
-		memset(qp->tx_trl, 0, sizeof(qp->tx_trl));
-		if (qp->crc) {
-			u32 i;
-
-			crc = IW_CRC32C_SEED;
-			for (i = 0; i < n; i++)
-				crc = iw_crc32c(crc, vec[i].iov_base,
-						vec[i].iov_len);
-			crc = ~iw_crc32c(crc, kiwarp_zero_pad, pad);
-			put_unaligned_le32(crc, qp->tx_trl + pad);
-		}
-		vec[n].iov_base = qp->tx_trl;
-		vec[n].iov_len = pad + MPA_FPDU_CRC_LEN;
-		n++;
-
-		flen = MPA_FPDU_HDR_LEN + hlen + chunk + pad + MPA_FPDU_CRC_LEN;
+		/* whole FPDUs while the batch has room for one more */
+		do {
+			ret = kiwarp_tx_fpdu(qp, h, hlen, max_pay, base_to, src,
+					     sent, total, nf, &nv, &flen);
+			if (ret < 0)
+				return ret;
+			sent += ret;
+			payload += ret;
+			nf++;
+		} while (!h->last && nf < KIWARP_TX_BATCH &&
+			 KIWARP_TX_VECS - nv >= 3);
 		/* More of this message follows: let TCP fill whole skbs. */
 		if (!h->last)
 			msg.msg_flags |= MSG_MORE;
-		ret = kernel_sendmsg(qp->sock, &msg, vec, n, flen);
+		ret = kernel_sendmsg(qp->sock, &msg, qp->txb.vec, nv, flen);
 		if (ret != flen)
 			return ret < 0 ? ret : -EIO;
-		qp->stats.tx_fpdus++;
-		qp->stats.tx_bytes += chunk;
-		sent += chunk;
-	} while (sent < total);
+		qp->stats.tx_fpdus += nf;
+		qp->stats.tx_bytes += payload;
+	} while (!h->last);
 	return 0;
 }
 
