@@ -5,6 +5,8 @@
 #   checkpatch  checkpatch.pl --no-tree -f --strict: 0 errors, 0 warnings
 #   exports     every function in scripts/kdapl-exports is exported by
 #               kdapl.ko with EXPORT_SYMBOL_GPL (Module.symvers)
+#   hotpath_no_alloc  kiwarp's per-message path calls no allocator
+#               (scripts/hotpath-alloc-check.sh)
 #
 #   scripts/static-checks.sh <kernel-tree>
 # The modules are left built (W=1) for the guest run.
@@ -30,7 +32,7 @@ result() {	# result <name> <ok?> <logfile>
 
 echo "    KTAP version 1"
 echo "    # Subtest: static_checks"
-echo "    1..4"
+echo "    1..5"
 
 make -s -C "$ktree" M="$top" clean >/dev/null 2>&1
 rc=0
@@ -76,6 +78,10 @@ for sym in $(grep -v '^#' "$top/scripts/kdapl-exports"); do
 done
 [ ! -s "$log/exports.bad" ]
 result exports $? "$log/exports.bad"
+
+rc=0
+"$top/scripts/hotpath-alloc-check.sh" "$top" >"$log/hotpath.bad" 2>&1 || rc=$?
+result hotpath_no_alloc $rc "$log/hotpath.bad"
 
 if [ "$failed" -eq 0 ]; then echo "ok 1 static_checks"; else echo "not ok 1 static_checks"; fi
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
