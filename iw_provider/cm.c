@@ -305,6 +305,10 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	if (ret)
 		goto out;
 
+	/* without its records the connection just sends by copy */
+	if (READ_ONCE(kiwarp_zcopy_min) && kiwarp_zc_attach(qp))
+		ibdev_dbg(qp->ibqp.device, "qp %u: no zero-copy records\n",
+			  qp->ibqp.qp_num);
 	qp->sock = sock;
 	qp->conn_ops = b->ops;
 	qp->conn_priv = b->priv;
@@ -442,10 +446,17 @@ void kiwarp_qp_down_work(struct work_struct *work)
 		qp->rx.rq_taken = false;
 		kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc, true);
 	}
-	qp->sock = NULL;
+	WRITE_ONCE(qp->sock, NULL);
 	qp->conn_ops = NULL;
 	qp->conn_priv = NULL;
 	mutex_unlock(&qp->conn_lock);
+	/*
+	 * Zero-copy batches TCP still holds are not acknowledged: reset
+	 * (which drops them) and let their WQEs be flushed, not completed.
+	 */
+	if (kiwarp_zc_busy(qp))
+		sock_no_linger(sk);
+	kiwarp_zc_detach(qp);
 	sock_release(sock);
 
 	kiwarp_qp_flush_rq(qp);

@@ -60,6 +60,7 @@
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
 extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
+extern unsigned int kiwarp_zcopy_min;	/* zero-copy from this size, zc.c */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
 extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct dentry *kiwarp_debugfs_root;
@@ -305,6 +306,7 @@ struct kiwarp_qp_stats {
 	u64 rx_bytes;
 	u64 tx_fpdus;
 	u64 rx_fpdus;
+	u64 tx_zc_batches;	/* batches lent to TCP without a copy */
 	u32 terms_sent;
 	u32 terms_rcvd;
 	u32 errors;
@@ -321,10 +323,43 @@ struct kiwarp_qp;
  * the MPA length + DDP/RDMAP header and the pad + CRC of each FPDU of a
  * batch, and the kvecs that chain them with the payload pieces.
  */
+#define KIWARP_ZC_BVECS		(2 * KIWARP_TX_VECS)
+
 struct kiwarp_txbuf {
 	u8 hdr[KIWARP_TX_BATCH][MPA_FPDU_HDR_LEN + DDP_HDR_MAX];
 	u8 trl[KIWARP_TX_BATCH][3 + MPA_FPDU_CRC_LEN];
 	struct kvec vec[KIWARP_TX_VECS];
+	struct bio_vec bvec[KIWARP_ZC_BVECS];	/* the same, by page (zc.c) */
+};
+
+/* Zero-copy batches in flight per QP, and each FPDU's header slot */
+#define KIWARP_ZC_RECS		32
+#define KIWARP_ZC_SLOT		64	/* header at 0, pad + CRC at 32 */
+#define KIWARP_ZC_TRL_OFF	32
+
+struct kiwarp_zc;
+
+/* struct kiwarp_zc_rec - one zero-copy batch lent to TCP (zc.c) */
+struct kiwarp_zc_rec {
+	struct ubuf_info ubuf;	/* TCP's references on the batch */
+	struct kiwarp_zc *zc;
+	u32 sq_idx;		/* the WQE this batch ends, if ends_wqe */
+	bool ends_wqe;
+	bool done;		/* TCP let go (zc->lock) */
+};
+
+/*
+ * struct kiwarp_zc - a connection's zero-copy records (zc.c describes
+ * the lifetime and locking).
+ */
+struct kiwarp_zc {
+	refcount_t ref;		/* the QP's + one per record in flight */
+	spinlock_t lock;	/* qp, head, tail, rec[].done/ends_wqe */
+	struct kiwarp_qp *qp;	/* NULL once detached */
+	u32 head;		/* oldest record in flight */
+	u32 tail;		/* next record to take (TX work) */
+	u8 *slots;		/* vmalloc'd header/trailer slots */
+	struct kiwarp_zc_rec rec[KIWARP_ZC_RECS];
 };
 
 /*
@@ -435,6 +470,7 @@ struct kiwarp_qp {
 	struct delayed_work close_work;	/* bounds a graceful close */
 	struct kiwarp_rx rx;
 	struct kiwarp_txbuf txb;	/* TX work only */
+	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	struct kiwarp_qp_stats stats;
 	struct dentry *debugfs;
 };
@@ -554,5 +590,13 @@ void kiwarp_sk_state_change(struct sock *sk);
 /* tx.c, rx.c */
 void kiwarp_tx_work(struct work_struct *work);
 void kiwarp_rx_work(struct work_struct *work);
+
+/* zc.c */
+int kiwarp_zc_attach(struct kiwarp_qp *qp);
+void kiwarp_zc_detach(struct kiwarp_qp *qp);
+bool kiwarp_zc_busy(struct kiwarp_qp *qp);
+u8 *kiwarp_zc_slots(struct kiwarp_qp *qp);
+int kiwarp_zc_send(struct kiwarp_qp *qp, u32 nv, u32 len, bool more);
+void kiwarp_zc_complete_wqe(struct kiwarp_qp *qp, u32 idx);
 
 #endif /* KIWARP_H */

@@ -471,6 +471,7 @@ int kiwarp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* iw_cm's reference goes with the CLOSE event of the teardown */
 	kiwarp_qp_put(qp);
 	wait_for_completion(&qp->freed);
+	kiwarp_zc_detach(qp);	/* the teardown did, unless never bound */
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	kfree(qp->orq);
@@ -715,10 +716,10 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
 {
 	struct kiwarp_qp_stats *s = &qp->stats;
 
-	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
 		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
 		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
 		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
-		   s->rx_fpdus, s->terms_sent, s->terms_rcvd, s->errors,
-		   READ_ONCE(qp->sock_mode));
+		   s->rx_fpdus, s->tx_zc_batches, s->terms_sent,
+		   s->terms_rcvd, s->errors, READ_ONCE(qp->sock_mode));
 }

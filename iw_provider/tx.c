@@ -17,8 +17,11 @@
  * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
  * set but for the batch that ends the message, so TCP builds full-size
  * skbs. Nothing is allocated per message. Sends and Writes complete
- * once handed to TCP, Reads when their last response segment is placed
- * (rx.c); completions are reported in SQ order (qp.c).
+ * once handed to TCP - or, when their batches were lent to TCP without
+ * a copy (zc.c, messages of at least zcopy_min bytes in page-backed
+ * memory), once TCP has them acknowledged; Reads complete when their
+ * last response segment is placed (rx.c); completions are reported in
+ * SQ order (qp.c).
  */
 
 #include "kiwarp.h"
@@ -36,7 +39,8 @@ static const u8 kiwarp_zero_pad[3];
  */
 static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
 			  u32 max_pay, u64 base_to, struct kiwarp_cursor *src,
-			  u32 sent, u32 total, u32 nf, u32 *nv, u32 *flen)
+			  u32 sent, u32 total, u8 *slots, u32 nf, u32 *nv,
+			  u32 *flen)
 {
 	struct kiwarp_txbuf *txb = &qp->txb;
 	struct kvec *vec = txb->vec;
@@ -44,6 +48,11 @@ static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
 	u32 first = *nv, n = first + 1, got = 0, pad, crc, i;
 	u8 *hdr = txb->hdr[nf], *trl = txb->trl[nf];
 	int ret;
+
+	if (slots) {	/* zero-copy: headers where TCP may keep them */
+		hdr = slots + nf * KIWARP_ZC_SLOT;
+		trl = hdr + KIWARP_ZC_TRL_OFF;
+	}
 
 	while (got < want && n < KIWARP_TX_VECS - 1) {
 		void *p;
@@ -87,14 +96,20 @@ static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
 /*
  * Send one message: @total bytes from @src behind headers from @h. For
  * tagged messages h->to is the first byte's offset; untagged get their
- * MO filled in. Return: 0, -EACCES/-EFAULT (@src), or a socket error.
+ * MO filled in. Messages of at least zcopy_min bytes go by reference
+ * where the memory allows (zc.c); *@zc tells whether a batch did.
+ * Return: 0, -EACCES/-EFAULT (@src), or a socket error.
  */
 static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
-			 struct kiwarp_cursor *src, u32 total)
+			 struct kiwarp_cursor *src, u32 total, bool *zc)
 {
+	u32 zmin = READ_ONCE(kiwarp_zcopy_min);
+	bool try_zc = qp->zc && zmin && total >= zmin;
 	u64 base_to = h->to;
 	u32 sent = 0, hlen, max_pay;
 	int hret;
+
+	*zc = false;
 
 	hret = ddp_hdr_encode(h, qp->txb.hdr[0] + MPA_FPDU_HDR_LEN,
 			      DDP_HDR_MAX);
@@ -106,12 +121,13 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 	do {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 		u32 nf = 0, nv = 0, flen = 0, payload = 0;
+		u8 *slots = try_zc ? kiwarp_zc_slots(qp) : NULL;
 		int ret;
 
 		/* whole FPDUs while the batch has room for one more */
 		do {
 			ret = kiwarp_tx_fpdu(qp, h, hlen, max_pay, base_to, src,
-					     sent, total, nf, &nv, &flen);
+					     sent, total, slots, nf, &nv, &flen);
 			if (ret < 0)
 				return ret;
 			sent += ret;
@@ -119,12 +135,23 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 			nf++;
 		} while (!h->last && nf < KIWARP_TX_BATCH &&
 			 KIWARP_TX_VECS - nv >= 3);
-		/* More of this message follows: let TCP fill whole skbs. */
-		if (!h->last)
-			msg.msg_flags |= MSG_MORE;
-		ret = kernel_sendmsg(qp->sock, &msg, qp->txb.vec, nv, flen);
-		if (ret != flen)
-			return ret < 0 ? ret : -EIO;
+		ret = 0;
+		if (slots) {
+			ret = kiwarp_zc_send(qp, nv, flen, !h->last);
+			if (ret < 0)
+				return ret;
+			*zc |= ret > 0;
+			try_zc = ret > 0;	/* not page-backed: copy the rest */
+		}
+		if (!ret) {
+			/* More of this message follows: let TCP fill skbs. */
+			if (!h->last)
+				msg.msg_flags |= MSG_MORE;
+			ret = kernel_sendmsg(qp->sock, &msg, qp->txb.vec, nv,
+					     flen);
+			if (ret != flen)
+				return ret < 0 ? ret : -EIO;
+		}
 		qp->stats.tx_fpdus += nf;
 		qp->stats.tx_bytes += payload;
 	} while (!h->last);
@@ -141,10 +168,11 @@ static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
 		.term_ecode = qp->term_ecode,
 	};
 	struct kiwarp_cursor none;
+	bool zc;
 
 	kiwarp_cursor_init(&none, qp, NULL, 0, 0, false);
 	qp->stats.terms_sent++;
-	return kiwarp_tx_msg(qp, &h, &none, 0);
+	return kiwarp_tx_msg(qp, &h, &none, 0, &zc);
 }
 
 /* Answer the oldest inbound Read Request. */
@@ -157,11 +185,12 @@ static int kiwarp_tx_read_resp(struct kiwarp_qp *qp, struct kiwarp_irqe *e)
 	};
 	struct kiwarp_cursor src;
 	unsigned long flags;
+	bool zc;
 	int ret;
 
 	kiwarp_cursor_tagged(&src, qp, e->src_stag, e->src_to, e->len,
 			     IB_ACCESS_REMOTE_READ);
-	ret = kiwarp_tx_msg(qp, &h, &src, e->len);
+	ret = kiwarp_tx_msg(qp, &h, &src, e->len, &zc);
 	kiwarp_cursor_end(&src);
 	if (ret == -EACCES) {
 		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
@@ -193,6 +222,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 	struct kiwarp_cursor src;
 	struct ddp_hdr h = {};
 	unsigned long flags;
+	bool zc;
 	int ret;
 
 	switch (w->opcode) {
@@ -229,7 +259,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		h.src_stag = w->rkey;
 		h.src_to = w->remote_addr;
 		kiwarp_cursor_init(&src, qp, NULL, 0, 0, false);
-		return kiwarp_tx_msg(qp, &h, &src, 0);
+		return kiwarp_tx_msg(qp, &h, &src, 0, &zc);
 	case IB_WR_RDMA_WRITE:
 		h.opcode = RDMAP_WRITE;
 		h.stag = w->rkey;
@@ -246,7 +276,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		return -EACCES;
 	}
 	kiwarp_cursor_init(&src, qp, w->sge, w->num_sge, 0, false);
-	ret = kiwarp_tx_msg(qp, &h, &src, w->total_len);
+	ret = kiwarp_tx_msg(qp, &h, &src, w->total_len, &zc);
 	kiwarp_cursor_end(&src);
 	if (ret == -EACCES || ret == -EFAULT) {
 		kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
@@ -254,7 +284,11 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 	}
 	if (!ret) {
 		w->byte_len = w->total_len;
-		kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+		/* lent to TCP: done when TCP has it acknowledged */
+		if (zc)
+			kiwarp_zc_complete_wqe(qp, idx);
+		else
+			kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
 	}
 	return ret;
 }
@@ -328,7 +362,11 @@ void kiwarp_tx_work(struct work_struct *work)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 
 		if (!up) {
-			if (st == KIWARP_QPS_ERROR)
+			/*
+			 * The teardown kicks us once the socket is gone: TCP
+			 * may hold zero-copy batches until then.
+			 */
+			if (st == KIWARP_QPS_ERROR && !READ_ONCE(qp->sock))
 				kiwarp_qp_flush_sq(qp);
 			break;
 		}

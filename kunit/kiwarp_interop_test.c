@@ -18,6 +18,12 @@
  *                              (veth4, 203.0.113.1, root) both ways
  *   ours_ours_tcp_port_taken   kw1 connects from a local port a plain
  *                              TCP connection already holds
+ *   ours_ours_zcopy[_crc]      zero-copy transmit: a 96 KiB WRITE lent to
+ *                              TCP completes only once acknowledged, a
+ *                              READ is answered from lent memory
+ *   ours_ours_zcopy_abort      abort with a lent WRITE unacknowledged:
+ *                              flushed, not completed
+ *   interop_ours_siw_zcopy[_crc]  the same data to and from siw
  */
 
 #include <kunit/test.h>
@@ -68,6 +74,7 @@ struct ep {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	u8 *buf;
+	u32 len;			/* of @buf */
 	struct scatterlist sg;
 	bool sg_mapped;
 	struct ib_mr *mr;
@@ -156,7 +163,7 @@ static int post_recv(struct ep *e, int wr, u64 addr, u32 len)
 }
 
 /* PD, CQ, QP on the id's device, MR over a buffer, receives posted */
-static int ep_setup(struct ep *e, struct rdma_cm_id *id)
+static int ep_setup(struct ep *e, struct rdma_cm_id *id, u32 len)
 {
 	struct ib_qp_init_attr qa = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -179,17 +186,18 @@ static int ep_setup(struct ep *e, struct rdma_cm_id *id)
 	ret = rdma_create_qp(id, e->pd, &qa);
 	if (ret)
 		return ret;
-	e->buf = kzalloc(BUF_LEN, GFP_KERNEL);
+	e->len = len;
+	e->buf = kzalloc(len, GFP_KERNEL);
 	e->info = kzalloc(sizeof(*e->info), GFP_KERNEL);
 	e->rinfo = kzalloc(sizeof(*e->rinfo), GFP_KERNEL);
 	e->msg = kzalloc(MSG_LEN, GFP_KERNEL);
 	if (!e->buf || !e->info || !e->rinfo || !e->msg)
 		return -ENOMEM;
-	sg_init_one(&e->sg, e->buf, BUF_LEN);
+	sg_init_one(&e->sg, e->buf, len);
 	if (ib_dma_map_sg(e->dev, &e->sg, 1, DMA_BIDIRECTIONAL) != 1)
 		return -EIO;
 	e->sg_mapped = true;
-	e->mr = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, BUF_LEN / PAGE_SIZE + 1);
+	e->mr = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, len / PAGE_SIZE + 1);
 	if (IS_ERR(e->mr))
 		return PTR_ERR(e->mr);
 	if (ib_map_mr_sg(e->mr, &e->sg, 1, NULL, PAGE_SIZE) != 1)
@@ -262,7 +270,7 @@ static bool ep_publish(struct ep *e)
 		return false;
 	e->info->addr = cpu_to_be64(e->mr->iova);
 	e->info->rkey = cpu_to_be32(e->mr->rkey);
-	e->info->len = cpu_to_be32(BUF_LEN);
+	e->info->len = cpu_to_be32(e->len);
 	return !post_send(e, &swr) && ep_wait(e, WR_INFO);
 }
 
@@ -380,14 +388,27 @@ static struct net *side_net(const struct side *s)
 	return s->netdev ? find_net(s->netdev) : get_net(&init_net);
 }
 
+/* What a test does on the connection: */
+enum body_result {
+	BODY_FAILED,
+	BODY_OK,	/* connected still: a graceful disconnect follows */
+	BODY_ABORTED,	/* the connection was aborted: both ends told */
+};
+
+typedef enum body_result (*run_body)(struct kunit *test, struct ep *cli,
+				     struct ep *srv);
+
 /*
  * One connection: @srv listens, @cli connects; kiwarp asks for CRC if
- * @crc. Both sides then exercise each other. A non-zero @cport binds
- * the client's rdma_cm id to that local port.
+ * @crc. Both sides then exercise each other, or run @body if given,
+ * with MRs of @buf_len bytes. A non-zero @cport binds the client's
+ * rdma_cm id to that local port.
  */
 static void interop_run_port(struct kunit *test, const struct side *sside,
-			     const struct side *cside, bool crc, u16 cport)
+			     const struct side *cside, bool crc, u16 cport,
+			     u32 buf_len, run_body body)
 {
+	enum body_result res = BODY_OK;
 	struct net *srv_net = side_net(sside), *cli_net = side_net(cside);
 	struct rdma_conn_param cp = {
 		.initiator_depth = 4, .responder_resources = 4,
@@ -453,7 +474,7 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 		goto out;
 	}
 	KUNIT_EXPECT_STREQ(test, dev_name(&cid->device->dev), cside->dev);
-	if (ep_setup(cli, cid)) {
+	if (ep_setup(cli, cid, buf_len)) {
 		KUNIT_FAIL(test, "client setup");
 		goto out;
 	}
@@ -465,7 +486,7 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	}
 	KUNIT_EXPECT_STREQ(test, dev_name(&sctx.child->device->dev),
 			   sside->dev);
-	if (ep_setup(srv, sctx.child)) {
+	if (ep_setup(srv, sctx.child, buf_len)) {
 		KUNIT_FAIL(test, "server setup");
 		goto out;
 	}
@@ -484,16 +505,24 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 		KUNIT_FAIL(test, "MR exchange");
 		goto out;
 	}
-	if (!exercise(test, cli, srv, 0x11) || !exercise(test, srv, cli, 0x5a)) {
-		KUNIT_FAIL(test, "data transfer");
-		goto out;
+	if (body) {
+		res = body(test, cli, srv);
+		if (res == BODY_FAILED)
+			goto out;
+	} else {
+		if (!exercise(test, cli, srv, 0x11) ||
+		    !exercise(test, srv, cli, 0x5a)) {
+			KUNIT_FAIL(test, "data transfer");
+			goto out;
+		}
+		check_ours(test, cli, crc);
+		check_ours(test, srv, crc);
 	}
-	check_ours(test, cli, crc);
-	check_ours(test, srv, crc);
 	if (cport)
 		check_cport(test, cid, cside, cport);
 
-	KUNIT_EXPECT_EQ(test, rdma_disconnect(cid), 0);
+	if (res == BODY_OK)
+		KUNIT_EXPECT_EQ(test, rdma_disconnect(cid), 0);
 	KUNIT_EXPECT_TRUE(test, cm_wait(&cctx, RDMA_CM_EVENT_DISCONNECTED));
 	KUNIT_EXPECT_TRUE(test, cm_wait(&sctx, RDMA_CM_EVENT_DISCONNECTED));
 out:
@@ -518,7 +547,7 @@ out:
 static void interop_run(struct kunit *test, const struct side *sside,
 			const struct side *cside, bool crc)
 {
-	interop_run_port(test, sside, cside, crc, 0);
+	interop_run_port(test, sside, cside, crc, 0, BUF_LEN, NULL);
 }
 
 static const struct side ours_b = { "kw0", OURS_ADDR, OURS_NETDEV };
@@ -598,7 +627,8 @@ static void ours_ours_tcp_port_taken(struct kunit *test)
 		KUNIT_FAIL(test, "plain TCP connection from port %u: %d",
 			   taken, ret);
 	else
-		interop_run_port(test, &kw2_b, &kw1_root, false, taken);
+		interop_run_port(test, &kw2_b, &kw1_root, false, taken,
+				 BUF_LEN, NULL);
 
 	if (asock)
 		sock_release(asock);
@@ -609,6 +639,230 @@ static void ours_ours_tcp_port_taken(struct kunit *test)
 	put_net(bnet);
 }
 
+/*
+ * Zero-copy transmit (zc.c). The MRs are kzalloc'd above the slab sizes,
+ * so page-backed: messages of zcopy_min bytes and more are lent to TCP.
+ */
+#define ZC_BUF_LEN	(512 * 1024)
+#define ZC_LEN		(96 * 1024)
+#define ZC_READ_OFF	(256 * 1024)
+
+/* The socket of an ours end's QP (its connection is up). */
+static struct sock *ours_sk(struct ep *e)
+{
+	struct kiwarp_qp *qp = to_kqp(e->id->qp);
+	struct sock *sk = NULL;
+
+	mutex_lock(&qp->conn_lock);
+	if (qp->sock)
+		sk = qp->sock->sk;
+	mutex_unlock(&qp->conn_lock);
+	return sk;
+}
+
+/* @a's next send completion within @ms, or -ETIMEDOUT (no completion) */
+static int poll_one(struct ep *a, struct ib_wc *wc, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	for (;;) {
+		if (ib_poll_cq(a->cq, 1, wc) == 1)
+			return 0;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(500, 1000);
+	}
+}
+
+/* Post an RDMA WRITE of @len bytes from @a's MR to @b's. */
+static int zc_write(struct ep *a, u32 len)
+{
+	struct ib_sge sge = { .addr = a->mr->iova, .length = len,
+			      .lkey = a->mr->lkey };
+	struct ib_rdma_wr rw = {
+		.wr = { .wr_id = WR_WRITE, .opcode = IB_WR_RDMA_WRITE,
+			.sg_list = &sge, .num_sge = 1 },
+		.remote_addr = be64_to_cpu(a->rinfo->addr),
+		.rkey = be32_to_cpu(a->rinfo->rkey),
+	};
+
+	return post_send(a, &rw.wr);
+}
+
+/*
+ * A WRITE lent to TCP completes only once the peer's TCP acknowledged
+ * it: with the peer's socket locked (segments wait in its backlog,
+ * unacknowledged) and a send buffer that takes the whole WRITE, no
+ * completion may come; once the peer runs again it does, and the data
+ * is there. A READ's response is lent from the responder's memory.
+ */
+static enum body_result zc_acked(struct kunit *test, struct ep *a,
+				 struct ep *b)
+{
+	struct kiwarp_qp *aqp = to_kqp(a->id->qp), *bqp = to_kqp(b->id->qp);
+	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
+	struct sock *ask = ours_sk(a), *bsk = ours_sk(b);
+	struct ib_sge sge = { .lkey = a->mr->lkey };
+	struct ib_rdma_wr rw = { .wr.sg_list = &sge, .wr.num_sge = 1 };
+	u64 azc = aqp->stats.tx_zc_batches, bzc = bqp->stats.tx_zc_batches;
+	struct ib_wc wc;
+
+	if (!want || !ask || !bsk) {
+		KUNIT_FAIL(test, "no memory or no socket");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_FALSE(test, PageSlab(virt_to_head_page(a->buf)));
+	fill(want, ZC_LEN, 0x33);
+	memcpy(a->buf, want, ZC_LEN);
+
+	lock_sock(ask);
+	ask->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(ask->sk_sndbuf, 8 << 20);
+	release_sock(ask);
+
+	lock_sock(bsk);
+	if (zc_write(a, ZC_LEN)) {
+		release_sock(bsk);
+		KUNIT_FAIL(test, "post WRITE");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, poll_one(a, &wc, 300), -ETIMEDOUT,
+			    "WRITE completed before the peer acknowledged it");
+	KUNIT_EXPECT_GT(test, aqp->stats.tx_zc_batches, azc);
+	release_sock(bsk);
+	if (!ep_wait(a, WR_WRITE))
+		return BODY_FAILED;
+
+	/*
+	 * READ: b answers from its memory without a copy. Its response
+	 * follows the WRITE's placement (RDMAP ordering): b->buf is
+	 * checked after it, not at the WRITE's completion.
+	 */
+	memset(a->buf + ZC_READ_OFF, 0, ZC_LEN);
+	sge.addr = a->mr->iova + ZC_READ_OFF;
+	sge.length = ZC_LEN;
+	rw.wr.wr_id = WR_READ;
+	rw.wr.opcode = IB_WR_RDMA_READ;
+	rw.remote_addr = be64_to_cpu(a->rinfo->addr);
+	rw.rkey = be32_to_cpu(a->rinfo->rkey);
+	if (post_send(a, &rw.wr) || !ep_wait(a, WR_READ))
+		return BODY_FAILED;
+	KUNIT_EXPECT_EQ(test, memcmp(b->buf, want, ZC_LEN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(a->buf + ZC_READ_OFF, want, ZC_LEN), 0);
+	KUNIT_EXPECT_GT(test, bqp->stats.tx_zc_batches, bzc);
+	KUNIT_EXPECT_EQ(test, aqp->stats.terms_sent + bqp->stats.terms_sent,
+			0U);
+	return BODY_OK;
+}
+
+/*
+ * The connection is aborted while TCP holds a zero-copy WRITE the peer
+ * has not acknowledged: the WRITE is flushed, never completed as done;
+ * both ends are told; nothing leaks (kmemleak) when TCP lets go later.
+ */
+static enum body_result zc_abort(struct kunit *test, struct ep *a,
+				 struct ep *b)
+{
+	struct sock *ask = ours_sk(a), *bsk = ours_sk(b);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_wc wc;
+	int ret;
+
+	if (!ask || !bsk) {
+		KUNIT_FAIL(test, "no socket");
+		return BODY_FAILED;
+	}
+	lock_sock(ask);
+	ask->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(ask->sk_sndbuf, 8 << 20);
+	release_sock(ask);
+
+	lock_sock(bsk);
+	if (zc_write(a, ZC_LEN)) {
+		release_sock(bsk);
+		KUNIT_FAIL(test, "post WRITE");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, poll_one(a, &wc, 200), -ETIMEDOUT);
+	KUNIT_EXPECT_GT(test, to_kqp(a->id->qp)->stats.tx_zc_batches, 0ULL);
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(a->id->qp, &attr, IB_QP_STATE), 0);
+	/* the posted receives are flushed too; the WRITE is what counts */
+	do {
+		ret = poll_one(a, &wc, 10000);
+		if (!ret)
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	} while (!ret && wc.wr_id != WR_WRITE);
+	release_sock(bsk);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the WRITE was not flushed");
+	return BODY_ABORTED;
+}
+
+static void ours_ours_zcopy(struct kunit *test)
+{
+	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
+			 zc_acked);
+}
+
+static void ours_ours_zcopy_crc(struct kunit *test)
+{
+	interop_run_port(test, &kw1_root, &kw2_b, true, 0, ZC_BUF_LEN,
+			 zc_acked);
+}
+
+static void ours_ours_zcopy_abort(struct kunit *test)
+{
+	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
+			 zc_abort);
+}
+
+/* siw receives what we lend, and answers its READs from lent memory */
+static enum body_result zc_siw(struct kunit *test, struct ep *a,
+			       struct ep *b)
+{
+	struct ep *ours = is_ours(a) ? a : b, *siw = ours == a ? b : a;
+	struct kiwarp_qp *qp = to_kqp(ours->id->qp);
+	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
+	struct ib_sge sge = { .lkey = siw->mr->lkey };
+	struct ib_rdma_wr rw = { .wr.sg_list = &sge, .wr.num_sge = 1 };
+	u64 zc = qp->stats.tx_zc_batches;
+
+	if (!want)
+		return BODY_FAILED;
+	fill(want, ZC_LEN, 0x77);
+	memcpy(ours->buf, want, ZC_LEN);
+	if (zc_write(ours, ZC_LEN) || !ep_wait(ours, WR_WRITE))
+		return BODY_FAILED;
+	KUNIT_EXPECT_EQ(test, memcmp(siw->buf, want, ZC_LEN), 0);
+
+	memset(siw->buf + ZC_READ_OFF, 0, ZC_LEN);
+	sge.addr = siw->mr->iova + ZC_READ_OFF;
+	sge.length = ZC_LEN;
+	rw.wr.wr_id = WR_READ;
+	rw.wr.opcode = IB_WR_RDMA_READ;
+	rw.remote_addr = be64_to_cpu(siw->rinfo->addr);
+	rw.rkey = be32_to_cpu(siw->rinfo->rkey);
+	if (post_send(siw, &rw.wr) || !ep_wait(siw, WR_READ))
+		return BODY_FAILED;
+	KUNIT_EXPECT_EQ(test, memcmp(siw->buf + ZC_READ_OFF, want, ZC_LEN),
+			0);
+	KUNIT_EXPECT_GT(test, qp->stats.tx_zc_batches, zc);
+	KUNIT_EXPECT_EQ(test, qp->stats.terms_sent + qp->stats.terms_rcvd,
+			0U);
+	return BODY_OK;
+}
+
+static void interop_ours_siw_zcopy(struct kunit *test)
+{
+	interop_run_port(test, &ours_b, &siw_root, false, 0, ZC_BUF_LEN,
+			 zc_siw);
+}
+
+static void interop_ours_siw_zcopy_crc(struct kunit *test)
+{
+	interop_run_port(test, &siw_root, &ours_b, true, 0, ZC_BUF_LEN,
+			 zc_siw);
+}
+
 static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(interop_siw_ours_rdma_cm),
 	KUNIT_CASE(interop_ours_siw_rdma_cm),
@@ -617,6 +871,11 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(ours_ours_rdma_cm),
 	KUNIT_CASE(ours_ours_rdma_cm_crc),
 	KUNIT_CASE(ours_ours_tcp_port_taken),
+	KUNIT_CASE(ours_ours_zcopy),
+	KUNIT_CASE(ours_ours_zcopy_crc),
+	KUNIT_CASE(ours_ours_zcopy_abort),
+	KUNIT_CASE(interop_ours_siw_zcopy),
+	KUNIT_CASE(interop_ours_siw_zcopy_crc),
 	{}
 };
 

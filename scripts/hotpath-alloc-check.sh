@@ -34,7 +34,12 @@ mem.c kiwarp_cursor_tagged
 mem.c kiwarp_cursor_end
 mem.c kiwarp_cursor_enter
 mem.c kiwarp_cursor_piece
-mem.c kiwarp_sges_check"
+mem.c kiwarp_sges_check
+zc.c kiwarp_zc_slots
+zc.c kiwarp_zc_send
+zc.c kiwarp_zc_callback
+zc.c kiwarp_zc_complete_wqe
+zc.c kiwarp_zc_busy"
 
 bad=0
 for f in tx.c rx.c; do

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kiwarp: zero-copy transmit.
+ *
+ * A batch of FPDUs (tx.c) whose payload lies in page-backed memory
+ * (sendpage_ok(): not slab, a page reference can be taken) is handed to
+ * TCP by reference: a bio_vec message with MSG_ZEROCOPY and a ubuf_info
+ * of ours (msg_ubuf), so TCP's skbs point at the registered memory
+ * instead of copying it. TCP keeps those references until the peer has
+ * acknowledged the bytes (or the connection is gone); only then does the
+ * memory belong to the consumer again, so the WQE that sent it completes
+ * when the last of its batches is released, not when sendmsg returns.
+ *
+ * Records: each zero-copy batch takes one of KIWARP_ZC_RECS records, in
+ * order (ring [head, tail)); its headers and trailers live in the
+ * record's slots of a vmalloc'd area (page-backed too: the skbs
+ * reference them as well). TCP drops its references in any order; a
+ * record is released once it and every older one are done, so WQEs
+ * still complete in SQ order. With every record in flight, a batch is
+ * sent by copy: zero-copy is used where it can be, never waited for.
+ *
+ * Lifetime: struct kiwarp_zc is allocated when a QP is bound to a
+ * socket, counted (ref): one for the QP, one per record in flight. The
+ * teardown detaches the QP (zc->qp = NULL under zc->lock: no completion
+ * after that) after the socket was released with a reset, which drops
+ * TCP's references but those of skbs still queued below TCP; the last
+ * release frees the area, from whatever context it happens in.
+ *
+ * Locking: zc->lock (irqsave) -> qp->sq_lock (kiwarp_sq_complete) ->
+ * the CQ lock. The TX work is the only one to take records.
+ */
+
+#include <linux/skbuff.h>
+#include <linux/vmalloc.h>
+
+#include "kiwarp.h"
+
+unsigned int kiwarp_zcopy_min = 65536;
+module_param_named(zcopy_min, kiwarp_zcopy_min, uint, 0644);
+MODULE_PARM_DESC(zcopy_min, "send messages of at least this many bytes from page-backed memory without copying, completing them when TCP has them acknowledged (0: never; default 65536)");
+EXPORT_SYMBOL_NS_GPL(kiwarp_zcopy_min, KIWARP_INTERNAL);
+
+static void kiwarp_zc_free(struct kiwarp_zc *zc)
+{
+	vfree(zc->slots);	/* deferred by vfree() in interrupt context */
+	kfree(zc);
+}
+
+static void kiwarp_zc_put(struct kiwarp_zc *zc, unsigned int n)
+{
+	if (n && refcount_sub_and_test(n, &zc->ref))
+		kiwarp_zc_free(zc);
+}
+
+/*
+ * TCP, or our sendmsg, drops a reference on a record's ubuf_info; the
+ * last one releases the record. Context: any (skb freeing).
+ */
+static void kiwarp_zc_callback(struct sk_buff *skb, struct ubuf_info *uarg,
+			       bool success)
+{
+	struct kiwarp_zc_rec *rec = container_of(uarg, struct kiwarp_zc_rec,
+						 ubuf);
+	struct kiwarp_zc *zc = rec->zc;
+	unsigned int released = 0;
+	struct kiwarp_qp *qp;
+	unsigned long flags;
+
+	if (!refcount_dec_and_test(&uarg->refcnt))
+		return;
+	spin_lock_irqsave(&zc->lock, flags);
+	rec->done = true;
+	qp = zc->qp;
+	while (zc->head != zc->tail) {
+		struct kiwarp_zc_rec *r = &zc->rec[zc->head % KIWARP_ZC_RECS];
+
+		if (!r->done)
+			break;
+		if (r->ends_wqe && qp)
+			kiwarp_sq_complete(qp, r->sq_idx, IB_WC_SUCCESS);
+		zc->head++;
+		released++;
+	}
+	if (released && qp)
+		kiwarp_qp_kick_tx(qp);	/* a WQE done, a record free */
+	spin_unlock_irqrestore(&zc->lock, flags);
+	kiwarp_zc_put(zc, released);
+}
+
+/**
+ * kiwarp_zc_attach() - give a QP being bound its zero-copy records.
+ * @qp: the QP, in kiwarp_qp_bind_socket()
+ *
+ * Context: process. Return: 0, or -ENOMEM (then the QP sends by copy).
+ */
+int kiwarp_zc_attach(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc;
+	int i;
+
+	zc = kzalloc(sizeof(*zc), GFP_KERNEL);
+	if (!zc)
+		return -ENOMEM;
+	zc->slots = vzalloc(KIWARP_ZC_RECS * KIWARP_TX_BATCH * KIWARP_ZC_SLOT);
+	if (!zc->slots) {
+		kfree(zc);
+		return -ENOMEM;
+	}
+	refcount_set(&zc->ref, 1);
+	spin_lock_init(&zc->lock);
+	zc->qp = qp;
+	for (i = 0; i < KIWARP_ZC_RECS; i++)
+		zc->rec[i].zc = zc;
+	qp->zc = zc;
+	return 0;
+}
+
+/**
+ * kiwarp_zc_detach() - the QP's connection is gone: no more completions.
+ * @qp: the QP, in the teardown, after its socket was released
+ *
+ * Records still held below TCP keep the area until they are freed;
+ * their WQEs are flushed by the teardown like every unfinished WQE.
+ */
+void kiwarp_zc_detach(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	unsigned long flags;
+
+	if (!zc)
+		return;
+	spin_lock_irqsave(&zc->lock, flags);
+	zc->qp = NULL;
+	spin_unlock_irqrestore(&zc->lock, flags);
+	qp->zc = NULL;
+	kiwarp_zc_put(zc, 1);
+}
+
+/* Records in flight: the teardown resets instead of closing then. */
+bool kiwarp_zc_busy(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	unsigned long flags;
+	bool busy;
+
+	if (!zc)
+		return false;
+	spin_lock_irqsave(&zc->lock, flags);
+	busy = zc->head != zc->tail;
+	spin_unlock_irqrestore(&zc->lock, flags);
+	return busy;
+}
+
+/**
+ * kiwarp_zc_slots() - the header and trailer slots of the next record.
+ * @qp: the QP (TX work)
+ *
+ * Return: the slots of record zc->tail (KIWARP_TX_BATCH of
+ * KIWARP_ZC_SLOT bytes, none crossing a page), or NULL when every
+ * record is in flight.
+ */
+u8 *kiwarp_zc_slots(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	unsigned long flags;
+	bool full;
+
+	if (!zc)
+		return NULL;
+	spin_lock_irqsave(&zc->lock, flags);
+	full = zc->tail - zc->head >= KIWARP_ZC_RECS;
+	spin_unlock_irqrestore(&zc->lock, flags);
+	if (full)
+		return NULL;
+	return zc->slots + (zc->tail % KIWARP_ZC_RECS) * KIWARP_TX_BATCH *
+			   KIWARP_ZC_SLOT;
+}
+
+/* The page behind a kernel address, or NULL if it cannot be lent. */
+static struct page *kiwarp_zc_page(const void *p)
+{
+	struct page *page;
+
+	if (is_vmalloc_addr(p))
+		page = vmalloc_to_page(p);
+	else if (virt_addr_valid(p))
+		page = virt_to_page(p);
+	else
+		return NULL;
+	return page && sendpage_ok(page) ? page : NULL;
+}
+
+/**
+ * kiwarp_zc_send() - hand the batch in qp->txb to TCP by reference.
+ * @qp: the QP (TX work); kiwarp_zc_slots() gave the headers' slots
+ * @nv: kvecs in qp->txb.vec
+ * @len: their bytes
+ * @more: MSG_MORE
+ *
+ * Return: @len when sent, 0 when a piece cannot be lent (send the kvecs
+ * by copy; the record stays free), or a socket error.
+ */
+int kiwarp_zc_send(struct kiwarp_qp *qp, u32 nv, u32 len, bool more)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	struct kiwarp_txbuf *txb = &qp->txb;
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | MSG_ZEROCOPY |
+			     (more ? MSG_MORE : 0),
+	};
+	struct kiwarp_zc_rec *rec;
+	unsigned long flags;
+	u32 i, nb = 0;
+	int ret;
+
+	/* one bio_vec per page of every piece */
+	for (i = 0; i < nv; i++) {
+		const u8 *p = txb->vec[i].iov_base;
+		size_t left = txb->vec[i].iov_len;
+
+		while (left) {
+			u32 off = offset_in_page(p);
+			u32 n = min_t(size_t, left, PAGE_SIZE - off);
+			struct page *page = kiwarp_zc_page(p);
+
+			if (!page || nb == KIWARP_ZC_BVECS)
+				return 0;
+			txb->bvec[nb].bv_page = page;
+			txb->bvec[nb].bv_offset = off;
+			txb->bvec[nb].bv_len = n;
+			nb++;
+			p += n;
+			left -= n;
+		}
+	}
+
+	rec = &zc->rec[zc->tail % KIWARP_ZC_RECS];
+	rec->done = false;
+	rec->ends_wqe = false;
+	rec->ubuf.callback = kiwarp_zc_callback;
+	rec->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
+	refcount_set(&rec->ubuf.refcnt, 1);	/* ours, for the sendmsg */
+	refcount_inc(&zc->ref);			/* the record's */
+	spin_lock_irqsave(&zc->lock, flags);
+	zc->tail++;
+	spin_unlock_irqrestore(&zc->lock, flags);
+
+	msg.msg_ubuf = &rec->ubuf;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, txb->bvec, nb, len);
+	ret = sock_sendmsg(qp->sock, &msg);
+	/* TCP holds its own references now; ours goes */
+	net_zcopy_put(&rec->ubuf);
+	if (ret != len)
+		return ret < 0 ? ret : -EIO;
+	qp->stats.tx_zc_batches++;
+	return len;
+}
+
+/**
+ * kiwarp_zc_complete_wqe() - complete SQ slot @idx once its batches are.
+ * @qp: the QP (TX work)
+ * @idx: the WQE, whose last zero-copy batch is the newest record
+ *
+ * If that record is released already, the WQE completes now.
+ */
+void kiwarp_zc_complete_wqe(struct kiwarp_qp *qp, u32 idx)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	unsigned long flags;
+	bool now = true;
+
+	spin_lock_irqsave(&zc->lock, flags);
+	if (zc->tail != zc->head) {
+		struct kiwarp_zc_rec *r =
+			&zc->rec[(zc->tail - 1) % KIWARP_ZC_RECS];
+
+		r->sq_idx = idx;
+		r->ends_wqe = true;
+		now = false;
+	}
+	spin_unlock_irqrestore(&zc->lock, flags);
+	if (now)
+		kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+}
