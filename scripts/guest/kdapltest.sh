@@ -526,9 +526,26 @@ kdt_kiwarp() {
 	done
 }
 
+# Without --json: dapltest's report, a block per case, and the count.
+kdt_plain() {
+	local rc=0 log=${KDT_LOG}plain.log
+	timeout 300 "$KDT_BIN" -T F -D siwA -f pz >"$log" 2>&1 || rc=$?
+	timeout 300 "$KDT_BIN" -T L -D siwA -m 4 limit_pz >>"$log" 2>&1 ||
+		rc=$?
+	cat "$log"
+	[ "$rc" -eq 0 ] &&
+	grep -q "^Function feature: Protection Zone management        case: 2$" \
+		"$log" &&
+	[ "$(grep -c "^Result: PASS$" "$log")" -eq 4 ] &&
+	grep -q "function feature test: 3 cases, 3 passed, 0 failed, 0 skipped" \
+		"$log" &&
+	grep -q "^Limitation Test                      limit_pz$" "$log" &&
+	grep -q "^LimitTest: PZs created: 4$" "$log"
+}
+
 kdapltest_fft_suite() {
 	local f
-	ktap_suite kdapltest_fft 20
+	ktap_suite kdapltest_fft 21
 	ktap_check kdapltest_module_loads kdt_module_loads
 
 	kdt_run limit "$KDT_BIN" -T L -D siwA -w "$KDT_LIM_W" -m "$KDT_LIM_M"
@@ -561,6 +578,7 @@ kdapltest_fft_suite() {
 	# CNOs (case1) kDAPL has none; CRs (case5) are connmgt's
 	ktap_check fft_queryinfo kdt_fft_case fft-queryinfo 16 case1 case5
 	ktap_check limit_and_fft_kiwarp kdt_kiwarp
+	ktap_check plain_output kdt_plain
 
 	ktap_check kdapltest_module_unloads sh -c 'busybox rmmod kdapltest &&
 		[ ! -e /dev/kdapltest ]'
