@@ -402,3 +402,185 @@ kdapltest_interop_suite() {
 	kill "$KDT_OFA_PID" "$KDT_SRV_SIW" "$KDT_SRV_KW" "$KDT_OFA_CLIENT" \
 		2>/dev/null
 }
+
+# --- kdapltest_fft: dapltest's limit test (-T L) and function feature
+# tests (-T F) of kdapltest.ko against kdapl.ko, in the root namespace
+# (siwA, HOST_A_ADDR; kw1, KW1_ADDR). kdapltest prints one JSON object
+# per run, one {"name":...} object per case (frontend/report.cc); a case
+# here passes when kdapltest's own verdicts and counts are as expected.
+
+# objects per limit test (-m) and object sets (-w) in make check
+KDT_LIM_M=16
+KDT_LIM_W=2
+
+# kdt_json_case FILE NAME: case NAME's object of the JSON in FILE
+kdt_json_case() {
+	grep -o "{\"name\":\"$2\",[^}]*}" "$1"
+}
+
+# kdt_json_field OBJECT FIELD: a number or a string without commas
+kdt_json_field() {
+	echo "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",]*\).*/\1/p"
+}
+
+# kdt_run NAME ARGS...: one kdapltest run, its output in ${KDT_LOG}NAME.json
+# and its exit status in ${KDT_LOG}NAME.rc
+kdt_run() {
+	local name=$1 rc=0
+	shift
+	timeout 600 "$@" --json >"${KDT_LOG}$name.json" \
+		2>"${KDT_LOG}$name.err" || rc=$?
+	echo "$rc" >"${KDT_LOG}$name.rc"
+}
+
+# kdt_lim_case RUN NAME COUNT: limit test NAME of run RUN passed and
+# created exactly COUNT objects (or, with COUNT "+N", at least N)
+kdt_lim_case() {
+	local obj res count
+	obj=$(kdt_json_case "${KDT_LOG}$1.json" "$2")
+	echo "$obj"
+	res=$(kdt_json_field "$obj" result)
+	count=$(kdt_json_field "$obj" count)
+	[ "$res" = PASS ] || { cat "${KDT_LOG}$1.err"; return 1; }
+	case "$3" in
+	+*) [ "$count" -ge "${3#+}" ] ;;
+	*) [ "$count" -eq "$3" ] ;;
+	esac
+}
+
+# The limit run as a whole: it exited 0 and reported all 9 tests.
+kdt_lim_all() {
+	cat "${KDT_LOG}limit.json" "${KDT_LOG}limit.err"
+	[ "$(cat "${KDT_LOG}limit.rc")" -eq 0 ] &&
+	[ "$(grep -o '{"name":"limit_[a-z_]*"' "${KDT_LOG}limit.json" |
+		wc -l)" -eq 9 ]
+}
+
+# limit_rpost to exhaustion: the EP refused a receive once it held at
+# least its max_recv_dtos (kdapl's default 32), with
+# DAT_INSUFFICIENT_RESOURCES (0x30000 type); every receive came back
+# flushed (kdapltest checks that).
+kdt_lim_rpost() {
+	local obj st
+	kdt_lim_case limit-rpost limit_rpost +32 || return 1
+	kdt_lim_case limit "limit_rpost" "$KDT_LIM_M" || return 1
+	obj=$(kdt_json_case "${KDT_LOG}limit-rpost.json" limit_rpost)
+	st=$(kdt_json_field "$obj" dat_status)
+	[ $(((st >> 16) & 0x3fff)) -eq 3 ] ||
+		{ echo "stopped by $st, not DAT_INSUFFICIENT_RESOURCES"; return 1; }
+}
+
+kdt_lim_size() {
+	local obj
+	obj=$(kdt_json_case "${KDT_LOG}limit.json" limit_size_lmr)
+	echo "$obj"
+	[ "$(kdt_json_field "$obj" result)" = PASS ] &&
+	[ "$(kdt_json_field "$obj" value)" -ge 4096 ]
+}
+
+# An IA that does not exist: the test fails, and says why.
+kdt_lim_bad_ia() {
+	local obj
+	cat "${KDT_LOG}limit-bad.json"
+	obj=$(kdt_json_case "${KDT_LOG}limit-bad.json" limit_pz)
+	[ "$(cat "${KDT_LOG}limit-bad.rc")" -eq 1 ] &&
+	[ "$(kdt_json_field "$obj" result)" = FAIL ] &&
+	echo "$obj" | grep -q "dat_ia_open(nosuchia)"
+}
+
+# kdt_fft_case RUN CASES [SKIPPED...]: run RUN exited 0 with CASES
+# cases, every one PASS but the SKIPPED ones (caseN), which are SKIP.
+kdt_fft_case() {
+	local run=$1 n=$2 i obj want
+	shift 2
+	cat "${KDT_LOG}$run.json" "${KDT_LOG}$run.err"
+	[ "$(cat "${KDT_LOG}$run.rc")" -eq 0 ] || return 1
+	for i in $(seq 0 $((n - 1))); do
+		obj=$(kdt_json_case "${KDT_LOG}$run.json" "case$i")
+		want=PASS
+		case " $* " in *" case$i "*) want=SKIP ;; esac
+		[ "$(kdt_json_field "$obj" result)" = "$want" ] ||
+			{ echo "case$i: not $want"; return 1; }
+	done
+	[ "$(grep -o '{"name":"case[0-9]*"' "${KDT_LOG}$run.json" |
+		wc -l)" -eq "$n" ]
+}
+
+# The same over kiwarp (kw1): every limit test, every feature.
+kdt_kiwarp() {
+	local f n
+	kdt_run kw-limit "$KDT_BIN" -T L -D kw1 -m 8
+	kdt_lim_case kw-limit limit_ia 8 && kdt_lim_case kw-limit limit_ep 8 &&
+	kdt_lim_case kw-limit limit_lmr 8 &&
+	[ "$(cat "${KDT_LOG}kw-limit.rc")" -eq 0 ] || return 1
+	for f in hwconn:4 endpoint:3 pz:3 mem:5 connmgt:3 queryinfo:16; do
+		n=${f#*:}
+		f=${f%:*}
+		kdt_run "kw-$f" "$KDT_BIN" -T F -D kw1 -f "$f" -s "$KW1_ADDR" \
+			-n 62301
+		if [ "$f" = queryinfo ]; then
+			kdt_fft_case "kw-$f" "$n" case1 case5 || return 1
+		else
+			kdt_fft_case "kw-$f" "$n" || return 1
+		fi
+	done
+}
+
+# Without --json: dapltest's report, a block per case, and the count.
+kdt_plain() {
+	local rc=0 log=${KDT_LOG}plain.log
+	timeout 300 "$KDT_BIN" -T F -D siwA -f pz >"$log" 2>&1 || rc=$?
+	timeout 300 "$KDT_BIN" -T L -D siwA -m 4 limit_pz >>"$log" 2>&1 ||
+		rc=$?
+	cat "$log"
+	[ "$rc" -eq 0 ] &&
+	grep -q "^Function feature: Protection Zone management        case: 2$" \
+		"$log" &&
+	[ "$(grep -c "^Result: PASS$" "$log")" -eq 4 ] &&
+	grep -q "function feature test: 3 cases, 3 passed, 0 failed, 0 skipped" \
+		"$log" &&
+	grep -q "^Limitation Test                      limit_pz$" "$log" &&
+	grep -q "^LimitTest: PZs created: 4$" "$log"
+}
+
+kdapltest_fft_suite() {
+	local f
+	ktap_suite kdapltest_fft 21
+	ktap_check kdapltest_module_loads kdt_module_loads
+
+	kdt_run limit "$KDT_BIN" -T L -D siwA -w "$KDT_LIM_W" -m "$KDT_LIM_M"
+	kdt_run limit-rpost "$KDT_BIN" -T L -D siwA -w "$KDT_LIM_W" -m 256 \
+		limit_rpost
+	kdt_run limit-bad "$KDT_BIN" -T L -D nosuchia limit_pz
+	ktap_check limit_ia kdt_lim_case limit limit_ia "$KDT_LIM_M"
+	ktap_check limit_pz kdt_lim_case limit limit_pz "$KDT_LIM_M"
+	ktap_check limit_evd kdt_lim_case limit limit_evd "$KDT_LIM_M"
+	ktap_check limit_ep kdt_lim_case limit limit_ep "$KDT_LIM_M"
+	ktap_check limit_rsp kdt_lim_case limit limit_rsp "$KDT_LIM_M"
+	ktap_check limit_psp kdt_lim_case limit limit_psp "$KDT_LIM_M"
+	ktap_check limit_lmr kdt_lim_case limit limit_lmr "$KDT_LIM_M"
+	ktap_check limit_rpost kdt_lim_rpost
+	ktap_check limit_size_lmr kdt_lim_size
+	ktap_check limit_all_tests_exit_0 kdt_lim_all
+	ktap_check limit_bad_ia_fails kdt_lim_bad_ia
+
+	for f in hwconn endpoint pz mem queryinfo; do
+		kdt_run "fft-$f" "$KDT_BIN" -T F -D siwA -f "$f"
+	done
+	# case2: a loopback connection, to siwA's own address
+	kdt_run fft-connmgt "$KDT_BIN" -T F -D siwA -f connmgt \
+		-s "$HOST_A_ADDR" -n 62300
+	ktap_check fft_hwconn kdt_fft_case fft-hwconn 4
+	ktap_check fft_endpoint kdt_fft_case fft-endpoint 3
+	ktap_check fft_pz kdt_fft_case fft-pz 3
+	ktap_check fft_mem kdt_fft_case fft-mem 5
+	ktap_check fft_connmgt kdt_fft_case fft-connmgt 3
+	# CNOs (case1) kDAPL has none; CRs (case5) are connmgt's
+	ktap_check fft_queryinfo kdt_fft_case fft-queryinfo 16 case1 case5
+	ktap_check limit_and_fft_kiwarp kdt_kiwarp
+	ktap_check plain_output kdt_plain
+
+	ktap_check kdapltest_module_unloads sh -c 'busybox rmmod kdapltest &&
+		[ ! -e /dev/kdapltest ]'
+	ktap_end
+}

@@ -4,6 +4,7 @@
 # The host (scripts/check.sh) parses that file and the console log.
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
+. "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 
 guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
@@ -123,6 +124,10 @@ ktap_end
 # got a QP fatal error (DTO completion status 2 on a SEND) during the
 # transaction test with our client, an interop bug not yet understood
 # (issue 6). scripts/dev-kdapltest.sh runs the suite.
+
+# --- kdapltest_fft: dapltest's limit and function feature tests ----------
+# kdapltest.ko on siwA and kw1, root namespace (scripts/guest/kdapltest.sh)
+kdapltest_fft_suite
 
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"

@@ -31,6 +31,8 @@
 #define KDT_PEER_DISC_MS	10000
 #define KDT_CONNECT_USEC	(30ULL * 1000 * 1000)
 #define KDT_ASYNC_QLEN		16
+/* -T L: at most this many objects per limit test, whatever -m says */
+#define KDT_LIMIT_CAP		65536
 /* segments per DTO: kdapl's KDAPL_MAX_IOV */
 #define KDT_MAX_SEGS		8
 
@@ -194,6 +196,41 @@ const char *kdt_perf_check(const struct kdt_perf_cmd *cmd);
 int kdt_perf_client(struct kdt_perf *p);
 int kdt_perf_server_start(struct kdt_perf *p);
 void kdt_perf_free(struct kdt_perf *p);
+
+/*
+ * One -T L or -T F run (cases.c, limit.c, fft.c): its parameters and
+ * results (copied from and back to the caller's struct kdt_cases) and
+ * the case in progress. Runs in the KDT_IOC_RUN, one case after the
+ * other; nothing is shared with another thread.
+ */
+struct kdt_cases_run {
+	struct kdt_run *run;
+	struct kdt_cases *c;
+	struct kdt_case_result *r;	/* the case in progress, or NULL */
+	u64 start_ns;
+	bool debug;
+};
+
+void kdt_case_begin(struct kdt_cases_run *cr, u32 index, const char *name,
+		    const char *desc);
+void kdt_case_fail(struct kdt_cases_run *cr, DAT_RETURN ret,
+		   const char *fmt, ...) __printf(3, 4);
+void kdt_case_skip(struct kdt_cases_run *cr, const char *fmt, ...)
+	__printf(2, 3);
+void kdt_case_note(struct kdt_cases_run *cr, const char *fmt, ...)
+	__printf(2, 3);
+bool kdt_case_expect(struct kdt_cases_run *cr, DAT_RETURN got,
+		     DAT_RETURN want, const char *what);
+bool kdt_case_failed(const struct kdt_cases_run *cr);
+void kdt_case_end(struct kdt_cases_run *cr);
+bool kdt_case_wanted(const struct kdt_cases_run *cr, u32 index);
+DAT_RETURN kdt_evd_kcreate(DAT_IA_HANDLE ia, DAT_COUNT qlen,
+			   DAT_EVD_FLAGS flags, struct kdt_evd *e);
+DAT_RETURN kdt_evd_wait_us(struct kdt_evd *e, u64 timeout_us, DAT_EVENT *ev);
+
+void kdt_limit_run(struct kdt_cases_run *cr);
+void kdt_fft_run(struct kdt_cases_run *cr);
+int kdt_cases_ioctl(struct kdt_run *run, struct kdt_file *f);
 
 int kdt_client_run(struct kdt_run *run, struct kdt_file *f);
 int kdt_server_run(struct kdt_run *run, struct kdt_file *f);

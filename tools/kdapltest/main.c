@@ -81,6 +81,10 @@ static long kdt_ioctl_run(struct kdt_file *f, struct kdt_run __user *arg)
 	case KDT_RUN_QUIT:
 		err = kdt_client_run(run, f);
 		break;
+	case KDT_RUN_LIMIT:
+	case KDT_RUN_FFT:
+		err = kdt_cases_ioctl(run, f);
+		break;
 	default:
 		run->result.status = -EOPNOTSUPP;
 		snprintf(run->result.message, sizeof(run->result.message),
@@ -170,6 +174,9 @@ static struct miscdevice kdt_misc = {
 
 static int __init kdt_init(void)
 {
+	/* minor 1 took reserved2[1..4]: the layout of minor 0 stays */
+	BUILD_BUG_ON(offsetof(struct kdt_run, cases) != 192);
+	BUILD_BUG_ON(offsetof(struct kdt_run, ops) != 208);
 	return misc_register(&kdt_misc);
 }
 

@@ -93,16 +93,22 @@ static void kdt_evd_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	wake_up(&e->wq);
 }
 
-DAT_RETURN kdt_evd_create(struct kdt_ctx *ctx, DAT_COUNT qlen,
-			  DAT_EVD_FLAGS flags, struct kdt_evd *e)
+/* An EVD of @ia whose upcall wakes kdt_wait() on @e. */
+DAT_RETURN kdt_evd_kcreate(DAT_IA_HANDLE ia, DAT_COUNT qlen,
+			   DAT_EVD_FLAGS flags, struct kdt_evd *e)
 {
 	DAT_UPCALL_OBJECT up = { .instance_data = e,
 				 .upcall_func = kdt_evd_upcall };
 
 	init_waitqueue_head(&e->wq);
 	atomic_set(&e->seq, 0);
-	return dat_evd_kcreate(ctx->ia, qlen, DAT_UPCALL_NORIFY, &up, flags,
-			       &e->h);
+	return dat_evd_kcreate(ia, qlen, DAT_UPCALL_NORIFY, &up, flags, &e->h);
+}
+
+DAT_RETURN kdt_evd_create(struct kdt_ctx *ctx, DAT_COUNT qlen,
+			  DAT_EVD_FLAGS flags, struct kdt_evd *e)
+{
+	return kdt_evd_kcreate(ctx->ia, qlen, flags, e);
 }
 
 void kdt_evd_free(struct kdt_evd *e)

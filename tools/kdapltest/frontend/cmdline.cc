@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "uapi/kdapltest.h"
+
 namespace kdt {
 namespace {
 
@@ -42,7 +44,55 @@ std::string_view opts_for(char t)
 	return "";
 }
 
+const char *const limit_names[KDT_LIM_NUM] = {
+	"limit_ia", "limit_pz", "limit_evd", "limit_ep", "limit_rsp",
+	"limit_psp", "limit_lmr", "limit_rpost", "limit_size_lmr",
+};
+
+struct Feature {
+	const char *name;
+	uint32_t cases;
+};
+
+// dapltest's case counts; connmgt has kdapltest's own case2, queryinfo
+// the 16 cases of dapltest's kDAPL build
+const Feature features[KDT_FFT_NUM] = {
+	{"hwconn", 4}, {"endpoint", 3}, {"pz", 3},
+	{"mem", 5}, {"connmgt", 3}, {"queryinfo", 16},
+};
+
 }  // namespace
+
+const char *limit_name(uint32_t index)
+{
+	return index < KDT_LIM_NUM ? limit_names[index] : "?";
+}
+
+std::optional<uint32_t> limit_index(std::string_view name)
+{
+	for (uint32_t i = 0; i < KDT_LIM_NUM; i++)
+		if (name == limit_names[i])
+			return i;
+	return std::nullopt;
+}
+
+const char *fft_feature_name(uint32_t feature)
+{
+	return feature < KDT_FFT_NUM ? features[feature].name : "?";
+}
+
+std::optional<uint32_t> fft_feature(std::string_view name)
+{
+	for (uint32_t i = 0; i < KDT_FFT_NUM; i++)
+		if (name == features[i].name)
+			return i;
+	return std::nullopt;
+}
+
+uint32_t fft_cases(uint32_t feature)
+{
+	return feature < KDT_FFT_NUM ? features[feature].cases : 0;
+}
 
 std::optional<uint32_t> parse_qos(std::string_view s)
 {
@@ -160,7 +210,8 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 			*dst = std::stoul(args[++i]);
 			continue;
 		}
-		if (a.size() < 2 || a[0] != '-' || a == "-f") {
+		if (a.size() < 2 || a[0] != '-' ||
+		    (a == "-f" && o.test_type == 'T')) {
 			rest.push_back(a);
 			continue;
 		}
@@ -211,6 +262,15 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 				return fail("Syntax Error -t <num threads> option");
 			break;
 		case 'w':
+			if (o.test_type == 'L') {
+				if (!number(o.width, "width") || !o.width ||
+				    o.width > KDT_LIMIT_WIDTH_MAX)
+					return fail("Syntax Error -w <width> option "
+						    "(1 to " +
+						    std::to_string(KDT_LIMIT_WIDTH_MAX) +
+						    ")");
+				break;
+			}
 			if (!number(o.eps_per_thread, "eps"))
 				return fail("Syntax Error -w <EPs/thread> option");
 			break;
@@ -219,6 +279,11 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 				return fail("Syntax Error -p <pipeline> option");
 			break;
 		case 'm':
+			if (o.test_type == 'L') {
+				if (!number(o.maximum, "maximum") || !o.maximum)
+					return fail("Syntax Error -m <maximum> option");
+				break;
+			}
 			if (val != "b" && val != "p")
 				return fail("-m takes b (blocking) or p (polling)");
 			o.mode = val[0];
@@ -242,6 +307,15 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 		case 'd':
 			o.debug = true;
 			break;
+		case 'f': {
+			auto f = fft_feature(val);
+			if (!f)
+				return fail("don't know this function feature: " +
+					    val + " (hwconn, endpoint, pz, mem, "
+					    "connmgt or queryinfo)");
+			o.feature = *f;
+			break;
+		}
 		default:
 			// accepted by dapltest, without effect here (-Q, -v, -f)
 			break;
@@ -276,6 +350,35 @@ ParseResult parse_cmdline(const std::vector<std::string> &args)
 		if (!o.iterations)
 			return fail("-T P: at least 1 iteration");
 		o.ops.push_back(op);
+	} else if (o.test_type == 'L') {
+		// the limit tests named, or all of them
+		for (const auto &name : rest) {
+			if (name == "limit_cno")
+				return fail("limit_cno: kDAPL has no CNOs");
+			auto idx = limit_index(name);
+			if (!idx)
+				return fail("Cannot find this limit test: " + name);
+			o.select |= 1u << *idx;
+		}
+	} else if (o.test_type == 'F') {
+		if (o.feature == ~0u)
+			return fail("must define the function feature with -f "
+				    "to test");
+		uint32_t size = fft_cases(o.feature);
+		for (const auto &c : rest) {
+			std::string_view n(c);
+			if (n.size() < 5 || !n.starts_with("case"))
+				return fail("test cases format is not correct: " +
+					    c);
+			if (!all_digits(n.substr(4)))
+				return fail("must specify case number: " + c);
+			uint32_t k = std::stoul(c.substr(4));
+			if (k >= size)
+				return fail("test case number must be within "
+					    "range : 0 -- " +
+					    std::to_string(size - 1));
+			o.select |= 1u << k;
+		}
 	} else if (o.test_type != 'T' && !rest.empty()) {
 		return fail("unexpected argument " + rest[0]);
 	}
@@ -354,6 +457,13 @@ std::string usage()
 	       "USAGE: kdapltest -T S -D <IA> [-n <port>] [-d]\n"
 	       "USAGE: kdapltest -T P -s <server> [-D <IA>] [-i <iterations>] "
 	       "[-p <pipeline>] [-m b|p] [RR|RW [seg_size [num_segs]]]\n"
+	       "USAGE: kdapltest -T L -D <IA> [-w <width>] [-m <maximum>] "
+	       "[-d] [limit_ia] [limit_pz] [limit_evd] [limit_ep] "
+	       "[limit_rsp] [limit_psp] [limit_lmr] [limit_rpost] "
+	       "[limit_size_lmr]\n"
+	       "USAGE: kdapltest -T F -D <IA> -f <hwconn|endpoint|pz|mem|"
+	       "connmgt|queryinfo> [-s <the IA's own address>] [-n <port>] "
+	       "[case0] [case1] [...]\n"
 	       "USAGE: a crafted peer (tests): --wire-version N, "
 	       "--wire-test-type N, --cmd-bytes N (T and Q)\n";
 }

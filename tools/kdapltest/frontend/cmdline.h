@@ -34,6 +34,14 @@ struct Options {
 	// -T P
 	char mode = 'b';	// -m b|p
 	uint32_t pipeline = ~0u;	// -p
+	// -T L
+	uint32_t width = 1;		// -w
+	uint32_t maximum = ~0u;	// -m, dapltest's default: no maximum
+	// -T L: bit KDT_LIM_* of the limit tests named; -T F: bit n of
+	// caseN. 0: all of them.
+	uint32_t select = 0;
+	// -T F
+	uint32_t feature = ~0u;	// -f, KDT_FFT_*
 };
 
 struct ParseResult {
@@ -55,6 +63,15 @@ std::optional<uint32_t> parse_qos(std::string_view s);
 
 // The wire command the options describe (-T T).
 kdt_transaction_cmd to_transaction_cmd(const Options &o);
+
+// -T L: the limit test's name (limit_ia ...) and its KDT_LIM_* index.
+const char *limit_name(uint32_t index);
+std::optional<uint32_t> limit_index(std::string_view name);
+
+// -T F: the feature's name (hwconn ...), its KDT_FFT_* index and cases.
+const char *fft_feature_name(uint32_t feature);
+std::optional<uint32_t> fft_feature(std::string_view name);
+uint32_t fft_cases(uint32_t feature);
 
 std::string usage();
 

@@ -110,6 +110,10 @@ uint32_t run_type(char t)
 		return KDT_RUN_TRANSACTION;
 	case 'P':
 		return KDT_RUN_PERFORMANCE;
+	case 'L':
+		return KDT_RUN_LIMIT;
+	case 'F':
+		return KDT_RUN_FFT;
 	default:
 		return KDT_RUN_QUIT;
 	}
@@ -122,14 +126,11 @@ int run_test(const kdt::Options &o)
 	in_addr addr{};
 	int fd, rc;
 
-	if (o.test_type != 'T' && o.test_type != 'Q' && o.test_type != 'S' &&
-	    o.test_type != 'P') {
-		std::fprintf(stderr,
-			     "kdapltest: -T %c is not implemented in the kernel yet\n",
-			     o.test_type);
-		return 1;
-	}
-	if (o.test_type != 'S' &&
+	const bool cases = o.test_type == 'L' || o.test_type == 'F';
+	auto kc = std::make_unique<kdt_cases>();
+
+	// -T F takes -s for connmgt's loopback case only
+	if (o.test_type != 'S' && (!cases || !o.server.empty()) &&
 	    inet_pton(AF_INET, o.server.c_str(), &addr) != 1) {
 		std::fprintf(stderr,
 			     "kdapltest: -s %s: not an IPv4 address\n",
@@ -147,11 +148,12 @@ int run_test(const kdt::Options &o)
 		return 3;
 	}
 	if (ioctl(fd, KDT_IOC_VERSION, &ver) < 0 ||
-	    ver.abi_major != KDT_ABI_MAJOR) {
+	    ver.abi_major != KDT_ABI_MAJOR || (cases && ver.abi_minor < 1)) {
 		std::fprintf(stderr,
-			     "kdapltest: module ABI %u.%u, this front end %u.%u\n",
+			     "kdapltest: module ABI %u.%u, this front end %u.%u%s\n",
 			     ver.abi_major, ver.abi_minor, KDT_ABI_MAJOR,
-			     KDT_ABI_MINOR);
+			     KDT_ABI_MINOR,
+			     cases ? " (-T L and -T F need minor 1)" : "");
 		close(fd);
 		return 3;
 	}
@@ -178,6 +180,15 @@ int run_test(const kdt::Options &o)
 	run->craft_version = o.craft_version;
 	run->craft_test_type = o.craft_test_type;
 	run->craft_cmd_len = o.craft_cmd_len;
+	if (cases) {
+		kc->size = sizeof(*kc);
+		kc->width = o.width;
+		kc->maximum = o.maximum;
+		kc->feature = o.feature;
+		kc->select = o.select;
+		run->cases = reinterpret_cast<uintptr_t>(kc.get());
+		run->cases_size = sizeof(*kc);
+	}
 	run->num_ops = static_cast<uint32_t>(o.ops.size());
 	for (size_t i = 0; i < o.ops.size(); i++) {
 		run->ops[i].server_initiated = o.ops[i].server_initiated;
@@ -189,6 +200,12 @@ int run_test(const kdt::Options &o)
 	if (!o.json && o.test_type == 'S')
 		std::printf("kdapltest: server on %s port %u\n",
 			    o.device.c_str(), o.port);
+	else if (!o.json && o.test_type == 'L')
+		std::printf("kdapltest: limit test on %s, width %u, maximum %u\n",
+			    o.device.c_str(), o.width, o.maximum);
+	else if (!o.json && o.test_type == 'F')
+		std::printf("kdapltest: function feature test %s on %s\n",
+			    kdt::fft_feature_name(o.feature), o.device.c_str());
 	else if (!o.json)
 		std::printf("kdapltest: %s test against %s:%u from %s ...\n",
 			    o.test_type == 'T' ? "transaction" :
@@ -227,6 +244,45 @@ int run_test(const kdt::Options &o)
 	s.lat_min_ns = r.lat_min_ns;
 	s.lat_avg_ns = r.lat_avg_ns;
 	s.lat_max_ns = r.lat_max_ns;
+	if (cases) {
+		std::vector<kdt::CaseResult> res;
+		unsigned skipped = 0;
+
+		for (uint32_t i = 0; i < kc->num && i < KDT_CASES_MAX; i++) {
+			const kdt_case_result &k = kc->result[i];
+			kdt::CaseResult c;
+
+			c.index = k.index;
+			c.verdict = k.verdict;
+			c.dat_status = k.dat_status;
+			c.count = k.count;
+			c.value = k.value;
+			c.time_us = k.time_us;
+			c.name.assign(k.name, strnlen(k.name, sizeof(k.name)));
+			c.desc.assign(k.desc, strnlen(k.desc, sizeof(k.desc)));
+			c.message.assign(k.message,
+					 strnlen(k.message, sizeof(k.message)));
+			skipped += k.verdict == KDT_CASE_SKIP;
+			res.push_back(c);
+		}
+		if (o.json) {
+			std::printf("%s\n",
+				    kdt::format_cases_json(o, s, res).c_str());
+		} else {
+			std::printf("%s", kdt::format_cases(o, res).c_str());
+			std::printf("kdapltest: %s test: %u cases, %u passed, "
+				    "%u failed, %u skipped%s%s\n",
+				    o.test_type == 'L' ? "limit" :
+							 "function feature",
+				    r.tests_done,
+				    r.tests_done - r.tests_failed - skipped,
+				    r.tests_failed, skipped,
+				    r.status && !r.tests_failed ? ": " : "",
+				    r.status && !r.tests_failed ?
+					    s.message.c_str() : "");
+		}
+		return r.status ? 1 : 0;
+	}
 	if (o.json) {
 		std::printf("%s\n", kdt::format_json(o, s).c_str());
 	} else if (o.test_type == 'S') {

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "uapi/kdapltest.h"
+
 namespace kdt {
 namespace {
 
@@ -128,6 +130,118 @@ std::string format_json(const Options &o, const Stats &s)
 		      s.rejected, ops_per_sec(s), s.pipeline, s.lat_min_ns,
 		      s.lat_avg_ns, s.lat_max_ns);
 	return buf;
+}
+
+const char *verdict_name(unsigned verdict)
+{
+	switch (verdict) {
+	case KDT_CASE_PASS:
+		return "PASS";
+	case KDT_CASE_FAIL:
+		return "FAIL";
+	case KDT_CASE_SKIP:
+		return "SKIP";
+	}
+	return "?";
+}
+
+namespace {
+
+// dapltest's names of the features in its case headers
+const char *feature_title(uint32_t feature)
+{
+	switch (feature) {
+	case KDT_FFT_HWCONN:
+		return "Hardware connection";
+	case KDT_FFT_ENDPOINT:
+		return "EndPoint management";
+	case KDT_FFT_PZ:
+		return "Protection Zone management";
+	case KDT_FFT_MEM:
+		return "Memory register/deregister";
+	case KDT_FFT_CONNMGT:
+		return "Connect Management (Server side)";
+	case KDT_FFT_QUERYINFO:
+		return "Query Info";
+	}
+	return "?";
+}
+
+}  // namespace
+
+std::string format_cases(const Options &o, const std::vector<CaseResult> &c)
+{
+	static const char star[] =
+		"**********************************************************************\n";
+	std::string out;
+	char line[512];
+
+	for (const auto &r : c) {
+		out += star;
+		if (o.test_type == 'L')
+			std::snprintf(line, sizeof(line),
+				      "Limitation Test                      %s\n"
+				      "Description:  Test %s\n",
+				      r.name.c_str(), r.desc.c_str());
+		else
+			std::snprintf(line, sizeof(line),
+				      "Function feature: %s        case: %u\n"
+				      "Description: %s\n",
+				      feature_title(o.feature), r.index,
+				      r.desc.c_str());
+		out += line;
+		if (!r.message.empty()) {
+			std::snprintf(line, sizeof(line), "%s%s\n",
+				      o.test_type == 'L' ? "LimitTest: " : "",
+				      r.message.c_str());
+			out += line;
+		}
+		std::snprintf(line, sizeof(line), "Result: %s\n",
+			      verdict_name(r.verdict));
+		out += line;
+		out += star;
+	}
+	return out;
+}
+
+std::string format_cases_json(const Options &o, const Stats &s,
+			      const std::vector<CaseResult> &c)
+{
+	std::string out;
+	char buf[256];
+
+	std::snprintf(buf, sizeof(buf),
+		      "{\"test\":\"%c\",\"device\":\"%s\",", o.test_type,
+		      json_escape(o.device).c_str());
+	out += buf;
+	if (o.test_type == 'L')
+		std::snprintf(buf, sizeof(buf),
+			      "\"width\":%u,\"maximum\":%u,", o.width,
+			      o.maximum);
+	else
+		std::snprintf(buf, sizeof(buf), "\"feature\":\"%s\",",
+			      fft_feature_name(o.feature));
+	out += buf;
+	std::snprintf(buf, sizeof(buf),
+		      "\"status\":%d,\"message\":\"%s\",\"cases\":[", s.status,
+		      json_escape(s.message).c_str());
+	out += buf;
+	for (size_t i = 0; i < c.size(); i++) {
+		const CaseResult &r = c[i];
+
+		std::snprintf(buf, sizeof(buf),
+			      "%s{\"name\":\"%s\",\"index\":%u,"
+			      "\"result\":\"%s\",\"dat_status\":%u,"
+			      "\"count\":%u,\"value\":%llu,\"time_us\":%llu,",
+			      i ? "," : "", json_escape(r.name).c_str(),
+			      r.index, verdict_name(r.verdict), r.dat_status,
+			      r.count, r.value, r.time_us);
+		out += buf;
+		out += "\"desc\":\"" + json_escape(r.desc) + "\",\"message\":\"" +
+		       json_escape(r.message) + "\"}";
+	}
+	out += "]}";
+	return out;
 }
 
 }  // namespace kdt

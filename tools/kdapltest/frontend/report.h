@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cmdline.h"
 
@@ -30,5 +31,24 @@ std::string format_stats(const Stats &s);
 
 // One JSON object: the options, the status and the statistics.
 std::string format_json(const Options &o, const Stats &s);
+
+// -T L and -T F: one case as kdapltest.ko reported it.
+struct CaseResult {
+	unsigned index = 0;
+	unsigned verdict = 0;		// KDT_CASE_PASS, _FAIL, _SKIP
+	unsigned dat_status = 0;	// the DAT_RETURN checked last
+	unsigned count = 0;		// -T L: objects created
+	unsigned long long value = 0, time_us = 0;
+	std::string name, desc, message;
+};
+
+const char *verdict_name(unsigned verdict);
+
+// dapltest's report of the cases: starred blocks, "Result: PASS".
+std::string format_cases(const Options &o, const std::vector<CaseResult> &c);
+
+// One JSON object: the run and its cases.
+std::string format_cases_json(const Options &o, const Stats &s,
+			      const std::vector<CaseResult> &c);
 
 }  // namespace kdt

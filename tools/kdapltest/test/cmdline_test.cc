@@ -8,6 +8,7 @@
 
 #include "cmdline.h"
 #include "report.h"
+#include "uapi/kdapltest.h"
 
 namespace {
 
@@ -234,4 +235,154 @@ TEST(KdtReport, PerformanceStats)
 	std::string j = kdt::format_json(o, s);
 	EXPECT_NE(j.find("\"ops_per_sec\":2000.00"), std::string::npos);
 	EXPECT_NE(j.find("\"avg\":1500"), std::string::npos);
+}
+
+TEST(KdtCmdline, LimitDefaults)
+{
+	auto r = parse("-T L -D siwA");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.test_type, 'L');
+	EXPECT_EQ(r.opts.width, 1u);
+	EXPECT_EQ(r.opts.maximum, ~0u);	// dapltest: no maximum
+	EXPECT_EQ(r.opts.select, 0u);	// all limit tests
+	EXPECT_TRUE(r.opts.server.empty());
+}
+
+TEST(KdtCmdline, LimitOptionsAndNames)
+{
+	auto r = parse("-T L -D siwA -w 2 -m 64 -d limit_ia limit_rpost "
+		       "limit_size_lmr --json");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.width, 2u);
+	EXPECT_EQ(r.opts.maximum, 64u);
+	EXPECT_TRUE(r.opts.debug);
+	EXPECT_TRUE(r.opts.json);
+	EXPECT_EQ(r.opts.select, (1u << KDT_LIM_IA) | (1u << KDT_LIM_RPOST) |
+				 (1u << KDT_LIM_SIZE_LMR));
+	// -w and -m mean width and maximum here, not EPs and a mode
+	EXPECT_EQ(r.opts.eps_per_thread, 1u);
+	EXPECT_EQ(r.opts.mode, 'b');
+	r = parse("-T L -DsiwA -w64 -m1");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.width, 64u);
+	EXPECT_EQ(r.opts.maximum, 1u);
+	for (uint32_t i = 0; i < KDT_LIM_NUM; i++)
+		EXPECT_EQ(kdt::limit_index(kdt::limit_name(i)), i);
+	EXPECT_FALSE(kdt::limit_index("limit_cno"));
+}
+
+TEST(KdtCmdline, LimitErrors)
+{
+	auto r = parse("-T L -D siwA limit_cno");
+	EXPECT_FALSE(r.ok);
+	EXPECT_NE(r.error.find("no CNOs"), std::string::npos) << r.error;
+	r = parse("-T L -D siwA limit_foo");
+	EXPECT_FALSE(r.ok);
+	EXPECT_NE(r.error.find("Cannot find this limit test: limit_foo"),
+		  std::string::npos) << r.error;
+	EXPECT_FALSE(parse("-T L -D siwA -w 0").ok);
+	EXPECT_FALSE(parse("-T L -D siwA -w 65").ok);
+	EXPECT_FALSE(parse("-T L -D siwA -w x").ok);
+	EXPECT_FALSE(parse("-T L -D siwA -m 0").ok);
+	EXPECT_FALSE(parse("-T L -D siwA -m p").ok);
+	EXPECT_FALSE(parse("-T L -D siwA -i 10").ok);	// not a -T L option
+	EXPECT_FALSE(parse("-T L -D siwA -m").ok);
+}
+
+TEST(KdtCmdline, FftFeatureAndCases)
+{
+	auto r = parse("-T F -D siwA -f queryinfo case0 case15 case5");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.test_type, 'F');
+	EXPECT_EQ(r.opts.feature, (uint32_t)KDT_FFT_QUERYINFO);
+	EXPECT_EQ(r.opts.select, (1u << 0) | (1u << 15) | (1u << 5));
+	r = parse("-T F -D kw1 -f connmgt -s 203.0.113.1 -n 7100 --json");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.feature, (uint32_t)KDT_FFT_CONNMGT);
+	EXPECT_EQ(r.opts.server, "203.0.113.1");
+	EXPECT_EQ(r.opts.port, 7100u);
+	EXPECT_EQ(r.opts.select, 0u);	// every case
+	// dapltest's stress options are taken, without effect
+	r = parse("-T F -D siwA -f hwconn -i 5 -t 2 -v 9 case3");
+	ASSERT_TRUE(r.ok) << r.error;
+	EXPECT_EQ(r.opts.select, 1u << 3);
+	const char *names[] = {"hwconn", "endpoint", "pz", "mem", "connmgt",
+			       "queryinfo"};
+	const uint32_t sizes[] = {4, 3, 3, 5, 3, 16};
+	for (uint32_t i = 0; i < KDT_FFT_NUM; i++) {
+		EXPECT_EQ(kdt::fft_feature(names[i]), i);
+		EXPECT_STREQ(kdt::fft_feature_name(i), names[i]);
+		EXPECT_EQ(kdt::fft_cases(i), sizes[i]);
+		EXPECT_LE(sizes[i], (uint32_t)KDT_CASES_MAX);
+	}
+}
+
+TEST(KdtCmdline, FftErrors)
+{
+	auto r = parse("-T F -D siwA");
+	EXPECT_FALSE(r.ok);
+	EXPECT_NE(r.error.find("must define the function feature"),
+		  std::string::npos) << r.error;
+	r = parse("-T F -D siwA -f cqmgt");
+	EXPECT_FALSE(r.ok);
+	EXPECT_NE(r.error.find("don't know this function feature: cqmgt"),
+		  std::string::npos) << r.error;
+	r = parse("-T F -D siwA -f queryinfo case16");
+	EXPECT_FALSE(r.ok);
+	EXPECT_NE(r.error.find("0 -- 15"), std::string::npos) << r.error;
+	EXPECT_FALSE(parse("-T F -D siwA -f connmgt case3").ok);
+	EXPECT_FALSE(parse("-T F -D siwA -f pz cas1").ok);
+	EXPECT_FALSE(parse("-T F -D siwA -f pz case").ok);
+	EXPECT_FALSE(parse("-T F -D siwA -f pz casex").ok);
+	EXPECT_FALSE(parse("-T F -D siwA -f").ok);
+	EXPECT_FALSE(parse("-T F -D siwA -f pz -w 2").ok);
+}
+
+TEST(KdtReport, CasesAndJson)
+{
+	auto r = parse("-T F -D siwA -f pz");
+	ASSERT_TRUE(r.ok) << r.error;
+	std::vector<kdt::CaseResult> c(2);
+	c[0].index = 0;
+	c[0].name = "case0";
+	c[0].desc = "Test if we can normally create pz and destroy it";
+	c[1].index = 1;
+	c[1].verdict = KDT_CASE_FAIL;
+	c[1].name = "case1";
+	c[1].desc = "try to destroy pz with vi still associated with it";
+	c[1].message = "dat_pz_free with an EP: \"DAT_SUCCESS\"";
+	c[1].dat_status = 0;
+	std::string out = kdt::format_cases(r.opts, c);
+	EXPECT_NE(out.find("Function feature: Protection Zone management"
+			   "        case: 1\n"), std::string::npos) << out;
+	EXPECT_NE(out.find("Result: PASS\n"), std::string::npos);
+	EXPECT_NE(out.find("Result: FAIL\n"), std::string::npos);
+	kdt::Stats s;
+	s.status = -5;
+	s.message = "2 cases run, 1 failed";
+	std::string js = kdt::format_cases_json(r.opts, s, c);
+	EXPECT_NE(js.find("\"feature\":\"pz\""), std::string::npos) << js;
+	EXPECT_NE(js.find("\"name\":\"case1\",\"index\":1,\"result\":\"FAIL\""),
+		  std::string::npos) << js;
+	EXPECT_NE(js.find("EP: \\\"DAT_SUCCESS\\\""), std::string::npos) << js;
+	EXPECT_EQ(js.front(), '{');
+	EXPECT_EQ(js.back(), '}');
+
+	r = parse("-T L -D siwA -m 8");
+	ASSERT_TRUE(r.ok) << r.error;
+	c.resize(1);
+	c[0] = kdt::CaseResult{};
+	c[0].name = "limit_ia";
+	c[0].desc = "max num of opens for the same physical IA";
+	c[0].count = 8;
+	c[0].message = "IAs opened: 8";
+	out = kdt::format_cases(r.opts, c);
+	EXPECT_NE(out.find("Limitation Test                      limit_ia\n"
+			   "Description:  Test max num of opens"),
+		  std::string::npos) << out;
+	EXPECT_NE(out.find("LimitTest: IAs opened: 8\n"), std::string::npos);
+	js = kdt::format_cases_json(r.opts, kdt::Stats{}, c);
+	EXPECT_NE(js.find("\"width\":1,\"maximum\":8,"), std::string::npos) << js;
+	EXPECT_NE(js.find("\"count\":8,"), std::string::npos) << js;
+	EXPECT_STREQ(kdt::verdict_name(KDT_CASE_SKIP), "SKIP");
 }
