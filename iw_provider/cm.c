@@ -254,7 +254,7 @@ void kiwarp_sk_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	qp = sk->sk_user_data;
 	if (qp)
-		kiwarp_qp_queue(qp, &qp->rx_work);
+		kiwarp_rx_data_ready(qp, sk);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 

@@ -590,6 +590,7 @@ void kiwarp_sk_state_change(struct sock *sk);
 /* tx.c, rx.c */
 void kiwarp_tx_work(struct work_struct *work);
 void kiwarp_rx_work(struct work_struct *work);
+void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk);
 
 /* zc.c */
 int kiwarp_zc_attach(struct kiwarp_qp *qp);

@@ -14,7 +14,10 @@
  * FPDU; the CRC (if negotiated) is computed over the placed bytes and
  * checked when the trailer arrives, before the message completes. A
  * pass takes at most KIWARP_RX_PASS_BYTES, then queues the work again
- * so that other QPs on the workqueue run.
+ * so that other QPs on the workqueue run. The socket's data_ready runs
+ * the same parser in place (kiwarp_rx_data_ready(), up to
+ * KIWARP_RX_INLINE_BYTES), so a small message is placed and completed
+ * in the softirq that received it, without waking the work.
  *
  * Nothing from the wire is trusted: header lengths, opcodes, versions,
  * queue numbers, MSNs and MOs are checked; an STag must be valid, of the
@@ -24,10 +27,11 @@
  * sends a TERMINATE with the layer, error type and code of RFC 5040/5041
  * and moves the QP to ERROR; nothing more is placed.
  *
- * Locking: the parser runs under the socket lock (lock_sock), from the
- * RX work only; what it calls with it held - kiwarp_qp_terminate(),
+ * Locking: the parser runs under the socket lock - owned by the RX work
+ * (lock_sock), or held by TCP's receive path around data_ready - so one
+ * parser runs at a time; what it calls - kiwarp_qp_terminate(),
  * kiwarp_qp_error(), kiwarp_cq_add() - only takes spinlocks and queues
- * works, never a socket call.
+ * works, never sleeps nor calls the socket.
  */
 
 #include <net/tcp.h>
@@ -35,6 +39,7 @@
 #include "kiwarp.h"
 
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
+#define KIWARP_RX_INLINE_BYTES	(64 * 1024)
 
 /*
  * Take up to @len bytes of the lent skb piece into @buf.
@@ -529,6 +534,50 @@ static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return used;
 }
 
+/*
+ * After a pass: an error other than a protocol error (answered with
+ * TERMINATE already) takes the connection down. Context: any.
+ */
+static void kiwarp_rx_failed(struct kiwarp_qp *qp, int ret)
+{
+	if (ret < 0 && ret != -EPROTO) {
+		/* a reset, TCP giving up, an ICMP error */
+		kiwarp_qp_down_status(qp, ret);
+		kiwarp_qp_error(qp);
+	}
+}
+
+/**
+ * kiwarp_rx_data_ready() - parse what just arrived, in the caller.
+ * @qp: the QP bound to @sk
+ * @sk: its socket, locked: either by the TCP receive path (softirq, not
+ *	owned by a task) or owned by the task in whose release_sock() the
+ *	backlog is processed - in both cases no other parser can run
+ *
+ * Up to KIWARP_RX_INLINE_BYTES are placed right here, which saves the
+ * RX work's wakeup on small messages; the rest, an end of stream and
+ * socket errors are left to the RX work. Called from kiwarp's
+ * sk_data_ready under sk_callback_lock.
+ */
+void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk)
+{
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = KIWARP_RX_INLINE_BYTES,
+	};
+	struct kiwarp_rx *rx = &qp->rx;
+
+	if (!kiwarp_rx_live(qp))
+		return;
+	rx->err = 0;
+	rx->halt = false;
+	tcp_read_sock(sk, &desc, kiwarp_rx_actor);
+	if (rx->err)
+		kiwarp_rx_failed(qp, rx->err);
+	else if (!desc.count && !rx->halt)
+		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
+}
+
 void kiwarp_rx_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
@@ -567,14 +616,8 @@ void kiwarp_rx_work(struct work_struct *work)
 		WRITE_ONCE(qp->peer_closed, true);
 		kiwarp_qp_down_status(qp, 0);
 		kiwarp_qp_error(qp);
-	} else if (ret < 0 && ret != -EPROTO) {
-		/*
-		 * Protocol errors were answered with TERMINATE (or one came
-		 * in); anything else is the socket's error: a reset, TCP
-		 * giving up, an ICMP error.
-		 */
-		kiwarp_qp_down_status(qp, ret);
-		kiwarp_qp_error(qp);
+	} else if (ret < 0) {
+		kiwarp_rx_failed(qp, ret);
 	} else if (!ret && !desc.count && !rx->halt) {
 		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
 	}
