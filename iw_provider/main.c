@@ -79,7 +79,12 @@ static int __init kiwarp_init(void)
 {
 	int ret;
 
-	kiwarp_wq = alloc_workqueue("kiwarp", 0, 0);
+	/*
+	 * The data path's works: high priority (a message waits for them),
+	 * and a rescuer, since storage consumers write back through them
+	 * under memory pressure.
+	 */
+	kiwarp_wq = alloc_workqueue("kiwarp", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!kiwarp_wq)
 		return -ENOMEM;
 	kiwarp_down_wq = alloc_workqueue("kiwarp_down", 0, 0);
