@@ -35,9 +35,16 @@
 
 #include "kiwarp.h"
 
-unsigned int kiwarp_zcopy_min = 65536;
+/*
+ * Off by default: on a software path (veth, loopback) a lent FPDU costs
+ * TCP a fragment per header, trailer and payload page, which caps skbs
+ * at a few FPDUs where copying fills 64 KiB ones; measured slower there
+ * (Documentation/performance.rst). A NIC with scatter-gather is where
+ * it pays.
+ */
+unsigned int kiwarp_zcopy_min;
 module_param_named(zcopy_min, kiwarp_zcopy_min, uint, 0644);
-MODULE_PARM_DESC(zcopy_min, "send messages of at least this many bytes from page-backed memory without copying, completing them when TCP has them acknowledged (0: never; default 65536)");
+MODULE_PARM_DESC(zcopy_min, "send messages of at least this many bytes from page-backed memory without copying, completing them when TCP has them acknowledged (default 0: never)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_zcopy_min, KIWARP_INTERNAL);
 
 static void kiwarp_zc_free(struct kiwarp_zc *zc)

@@ -57,9 +57,13 @@ else
 	rm -f "$run/bench.conf"
 fi
 
-# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 1)
-if [ -n "${KDAPL_FPDU_SEGS:-}" ]; then
-	echo "KIWARP_ARGS=\"fpdu_segs=$KDAPL_FPDU_SEGS\"" >>"$run/bench.conf"
+# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 1);
+# KDAPL_ZCOPY_MIN=N: with zcopy_min=N (default: its own, 0 = no zero-copy)
+kargs=
+[ -n "${KDAPL_FPDU_SEGS:-}" ] && kargs="fpdu_segs=$KDAPL_FPDU_SEGS"
+[ -n "${KDAPL_ZCOPY_MIN:-}" ] && kargs="$kargs zcopy_min=$KDAPL_ZCOPY_MIN"
+if [ -n "$kargs" ]; then
+	echo "KIWARP_ARGS=\"$kargs\"" >>"$run/bench.conf"
 fi
 
 echo "bench: booting the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"

@@ -87,6 +87,7 @@ setup_kiwarp_hosts || echo "kdapl-bench: kiwarp hosts failed"
 # shellcheck disable=SC2086 # KIWARP_ARGS: words from bench.conf
 insmod "$MODDIR/kiwarp.ko" ${KIWARP_ARGS:-}
 echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs)" >>"$RAW"
+echo "# kiwarp zcopy_min $(cat /sys/module/kiwarp/parameters/zcopy_min)" >>"$RAW"
 add_kiwarp_device || echo "kdapl-bench: rdma link add kw0..kw2 failed"
 load_stack || echo "kdapl-bench: loading kdapl/kdapl_bench failed"
 serve_all
