@@ -690,6 +690,62 @@ static int zc_write(struct ep *a, u32 len)
 }
 
 /*
+ * @r READs ZC_LEN bytes from the start of the peer's MR into its own at
+ * ZC_READ_OFF (cleared first). Return: 0 when it completed successfully.
+ */
+static int zc_read_back(struct ep *r)
+{
+	struct ib_sge sge = { .addr = r->mr->iova + ZC_READ_OFF,
+			      .length = ZC_LEN, .lkey = r->mr->lkey };
+	struct ib_rdma_wr rw = {
+		.wr = { .wr_id = WR_READ, .opcode = IB_WR_RDMA_READ,
+			.sg_list = &sge, .num_sge = 1 },
+		.remote_addr = be64_to_cpu(r->rinfo->addr),
+		.rkey = be32_to_cpu(r->rinfo->rkey),
+	};
+
+	memset(r->buf + ZC_READ_OFF, 0, ZC_LEN);
+	return post_send(r, &rw.wr) || !ep_wait(r, WR_READ) ? -EIO : 0;
+}
+
+/*
+ * Post a zero-copy WRITE from @a that the peer's TCP cannot acknowledge:
+ * @a's send buffer takes it whole (only acknowledgments hold it up) and
+ * the peer's socket @bsk is left locked - its segments wait in the
+ * backlog - until the caller's release_sock(). Checks that the WRITE
+ * was lent and is not completed within @ms. Return: 0, or -EIO with
+ * @bsk unlocked.
+ */
+static int zc_write_held(struct kunit *test, struct ep *a, struct sock *bsk,
+			 unsigned int ms)
+{
+	struct kiwarp_qp *aqp = to_kqp(a->id->qp);
+	u64 zc = aqp->stats.tx_zc_batches;
+	struct sock *ask = ours_sk(a);
+	struct ib_wc wc;
+
+	if (!ask) {
+		KUNIT_FAIL(test, "no socket");
+		return -EIO;
+	}
+	lock_sock(ask);
+	ask->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(ask->sk_sndbuf, 8 << 20);
+	release_sock(ask);
+
+	lock_sock(bsk);
+	if (zc_write(a, ZC_LEN)) {
+		release_sock(bsk);
+		KUNIT_FAIL(test, "post WRITE");
+		return -EIO;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, poll_one(a, &wc, ms), -ETIMEDOUT,
+			    "WRITE completed before the peer acknowledged it");
+	KUNIT_EXPECT_GT(test, aqp->stats.tx_zc_batches, zc);
+	return 0;
+}
+
+/*
  * A WRITE lent to TCP completes only once the peer's TCP acknowledged
  * it: with the peer's socket locked (segments wait in its backlog,
  * unacknowledged) and a send buffer that takes the whole WRITE, no
@@ -701,34 +757,18 @@ static enum body_result zc_acked(struct kunit *test, struct ep *a,
 {
 	struct kiwarp_qp *aqp = to_kqp(a->id->qp), *bqp = to_kqp(b->id->qp);
 	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
-	struct sock *ask = ours_sk(a), *bsk = ours_sk(b);
-	struct ib_sge sge = { .lkey = a->mr->lkey };
-	struct ib_rdma_wr rw = { .wr.sg_list = &sge, .wr.num_sge = 1 };
-	u64 azc = aqp->stats.tx_zc_batches, bzc = bqp->stats.tx_zc_batches;
-	struct ib_wc wc;
+	u64 bzc = bqp->stats.tx_zc_batches;
+	struct sock *bsk = ours_sk(b);
 
-	if (!want || !ask || !bsk) {
+	if (!want || !bsk) {
 		KUNIT_FAIL(test, "no memory or no socket");
 		return BODY_FAILED;
 	}
 	KUNIT_EXPECT_FALSE(test, PageSlab(virt_to_head_page(a->buf)));
 	fill(want, ZC_LEN, 0x33);
 	memcpy(a->buf, want, ZC_LEN);
-
-	lock_sock(ask);
-	ask->sk_userlocks |= SOCK_SNDBUF_LOCK;
-	WRITE_ONCE(ask->sk_sndbuf, 8 << 20);
-	release_sock(ask);
-
-	lock_sock(bsk);
-	if (zc_write(a, ZC_LEN)) {
-		release_sock(bsk);
-		KUNIT_FAIL(test, "post WRITE");
+	if (zc_write_held(test, a, bsk, 300))
 		return BODY_FAILED;
-	}
-	KUNIT_EXPECT_EQ_MSG(test, poll_one(a, &wc, 300), -ETIMEDOUT,
-			    "WRITE completed before the peer acknowledged it");
-	KUNIT_EXPECT_GT(test, aqp->stats.tx_zc_batches, azc);
 	release_sock(bsk);
 	if (!ep_wait(a, WR_WRITE))
 		return BODY_FAILED;
@@ -738,14 +778,7 @@ static enum body_result zc_acked(struct kunit *test, struct ep *a,
 	 * follows the WRITE's placement (RDMAP ordering): b->buf is
 	 * checked after it, not at the WRITE's completion.
 	 */
-	memset(a->buf + ZC_READ_OFF, 0, ZC_LEN);
-	sge.addr = a->mr->iova + ZC_READ_OFF;
-	sge.length = ZC_LEN;
-	rw.wr.wr_id = WR_READ;
-	rw.wr.opcode = IB_WR_RDMA_READ;
-	rw.remote_addr = be64_to_cpu(a->rinfo->addr);
-	rw.rkey = be32_to_cpu(a->rinfo->rkey);
-	if (post_send(a, &rw.wr) || !ep_wait(a, WR_READ))
+	if (zc_read_back(a))
 		return BODY_FAILED;
 	KUNIT_EXPECT_EQ(test, memcmp(b->buf, want, ZC_LEN), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(a->buf + ZC_READ_OFF, want, ZC_LEN), 0);
@@ -763,28 +796,17 @@ static enum body_result zc_acked(struct kunit *test, struct ep *a,
 static enum body_result zc_abort(struct kunit *test, struct ep *a,
 				 struct ep *b)
 {
-	struct sock *ask = ours_sk(a), *bsk = ours_sk(b);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct sock *bsk = ours_sk(b);
 	struct ib_wc wc;
 	int ret;
 
-	if (!ask || !bsk) {
+	if (!bsk) {
 		KUNIT_FAIL(test, "no socket");
 		return BODY_FAILED;
 	}
-	lock_sock(ask);
-	ask->sk_userlocks |= SOCK_SNDBUF_LOCK;
-	WRITE_ONCE(ask->sk_sndbuf, 8 << 20);
-	release_sock(ask);
-
-	lock_sock(bsk);
-	if (zc_write(a, ZC_LEN)) {
-		release_sock(bsk);
-		KUNIT_FAIL(test, "post WRITE");
+	if (zc_write_held(test, a, bsk, 200))
 		return BODY_FAILED;
-	}
-	KUNIT_EXPECT_EQ(test, poll_one(a, &wc, 200), -ETIMEDOUT);
-	KUNIT_EXPECT_GT(test, to_kqp(a->id->qp)->stats.tx_zc_batches, 0ULL);
 	KUNIT_EXPECT_EQ(test, ib_modify_qp(a->id->qp, &attr, IB_QP_STATE), 0);
 	/* the posted receives are flushed too; the WRITE is what counts */
 	do {
@@ -830,8 +852,6 @@ static enum body_result zc_siw(struct kunit *test, struct ep *a,
 	struct ep *ours = is_ours(a) ? a : b, *siw = ours == a ? b : a;
 	struct kiwarp_qp *qp = to_kqp(ours->id->qp);
 	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
-	struct ib_sge sge = { .lkey = siw->mr->lkey };
-	struct ib_rdma_wr rw = { .wr.sg_list = &sge, .wr.num_sge = 1 };
 	u64 zc = qp->stats.tx_zc_batches;
 
 	if (!want)
@@ -840,17 +860,10 @@ static enum body_result zc_siw(struct kunit *test, struct ep *a,
 	memcpy(ours->buf, want, ZC_LEN);
 	if (zc_write(ours, ZC_LEN) || !ep_wait(ours, WR_WRITE))
 		return BODY_FAILED;
-	KUNIT_EXPECT_EQ(test, memcmp(siw->buf, want, ZC_LEN), 0);
-
-	memset(siw->buf + ZC_READ_OFF, 0, ZC_LEN);
-	sge.addr = siw->mr->iova + ZC_READ_OFF;
-	sge.length = ZC_LEN;
-	rw.wr.wr_id = WR_READ;
-	rw.wr.opcode = IB_WR_RDMA_READ;
-	rw.remote_addr = be64_to_cpu(siw->rinfo->addr);
-	rw.rkey = be32_to_cpu(siw->rinfo->rkey);
-	if (post_send(siw, &rw.wr) || !ep_wait(siw, WR_READ))
+	/* siw READs it back: ordered after the WRITE's placement */
+	if (zc_read_back(siw))
 		return BODY_FAILED;
+	KUNIT_EXPECT_EQ(test, memcmp(siw->buf, want, ZC_LEN), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(siw->buf + ZC_READ_OFF, want, ZC_LEN),
 			0);
 	KUNIT_EXPECT_GT(test, qp->stats.tx_zc_batches, zc);
