@@ -599,5 +599,6 @@ bool kiwarp_zc_busy(struct kiwarp_qp *qp);
 u8 *kiwarp_zc_slots(struct kiwarp_qp *qp);
 int kiwarp_zc_send(struct kiwarp_qp *qp, u32 nv, u32 len, bool more);
 void kiwarp_zc_complete_wqe(struct kiwarp_qp *qp, u32 idx);
+void kiwarp_zc_exit(void);
 
 #endif /* KIWARP_H */

@@ -111,6 +111,7 @@ out_debugfs:
 static void __exit kiwarp_exit(void)
 {
 	kiwarp_device_exit();
+	kiwarp_zc_exit();
 	destroy_workqueue(kiwarp_down_wq);
 	destroy_workqueue(kiwarp_wq);
 	debugfs_remove_recursive(kiwarp_debugfs_root);

@@ -24,7 +24,8 @@
  * teardown detaches the QP (zc->qp = NULL under zc->lock: no completion
  * after that) after the socket was released with a reset, which drops
  * TCP's references but those of skbs still queued below TCP; the last
- * release frees the area, from whatever context it happens in.
+ * release frees the area, from whatever context it happens in. Module
+ * unload waits for every area to be freed (kiwarp_zc_exit()).
  *
  * Locking: zc->lock (irqsave) -> qp->sq_lock (kiwarp_sq_complete) ->
  * the CQ lock. The TX work is the only one to take records.
@@ -47,10 +48,28 @@ module_param_named(zcopy_min, kiwarp_zcopy_min, uint, 0644);
 MODULE_PARM_DESC(zcopy_min, "send messages of at least this many bytes from page-backed memory without copying, completing them when TCP has them acknowledged (default 0: never)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_zcopy_min, KIWARP_INTERNAL);
 
+/* Areas alive, attached or left to TCP: the module waits for none. */
+static atomic_t kiwarp_zc_alive = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(kiwarp_zc_gone);
+
 static void kiwarp_zc_free(struct kiwarp_zc *zc)
 {
-	vfree(zc->slots);	/* deferred by vfree() in interrupt context */
+	vfree_atomic(zc->slots);	/* from any context */
 	kfree(zc);
+	if (atomic_dec_and_test(&kiwarp_zc_alive))
+		wake_up(&kiwarp_zc_gone);
+}
+
+/**
+ * kiwarp_zc_exit() - wait until TCP let go of every lent batch.
+ *
+ * The callbacks are this module's code: at unload, after the devices
+ * (and with them every QP) are gone, skbs still queued below TCP may
+ * hold records; their release must come before the module goes.
+ */
+void kiwarp_zc_exit(void)
+{
+	wait_event(kiwarp_zc_gone, !atomic_read(&kiwarp_zc_alive));
 }
 
 static void kiwarp_zc_put(struct kiwarp_zc *zc, unsigned int n)
@@ -113,6 +132,7 @@ int kiwarp_zc_attach(struct kiwarp_qp *qp)
 		kfree(zc);
 		return -ENOMEM;
 	}
+	atomic_inc(&kiwarp_zc_alive);
 	refcount_set(&zc->ref, 1);
 	spin_lock_init(&zc->lock);
 	zc->qp = qp;
