@@ -358,7 +358,7 @@ struct kiwarp_zc {
 	struct kiwarp_qp *qp;	/* NULL once detached */
 	u32 head;		/* oldest record in flight */
 	u32 tail;		/* next record to take (TX work) */
-	u8 *slots;		/* vmalloc'd header/trailer slots */
+	u8 *slots;		/* header/trailer slots, a compound page */
 	struct kiwarp_zc_rec rec[KIWARP_ZC_RECS];
 };
 

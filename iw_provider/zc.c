@@ -13,8 +13,8 @@
  *
  * Records: each zero-copy batch takes one of KIWARP_ZC_RECS records, in
  * order (ring [head, tail)); its headers and trailers live in the
- * record's slots of a vmalloc'd area (page-backed too: the skbs
- * reference them as well). TCP drops its references in any order; a
+ * record's slots of a compound page (32 KiB: the skbs reference them
+ * as well). TCP drops its references in any order; a
  * record is released once it and every older one are done, so WQEs
  * still complete in SQ order. With every record in flight, a batch is
  * sent by copy: zero-copy is used where it can be, never waited for.
@@ -32,7 +32,8 @@
  */
 
 #include <linux/skbuff.h>
-#include <linux/vmalloc.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
 
 #include "kiwarp.h"
 
@@ -52,9 +53,13 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_zcopy_min, KIWARP_INTERNAL);
 static atomic_t kiwarp_zc_alive = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(kiwarp_zc_gone);
 
+#define KIWARP_ZC_SLOTS_ORDER \
+	get_order(KIWARP_ZC_RECS * KIWARP_TX_BATCH * KIWARP_ZC_SLOT)
+
 static void kiwarp_zc_free(struct kiwarp_zc *zc)
 {
-	vfree_atomic(zc->slots);	/* from any context */
+	/* any context: the last release may come from an skb's freeing */
+	__free_pages(virt_to_page(zc->slots), KIWARP_ZC_SLOTS_ORDER);
 	kfree(zc);
 	if (atomic_dec_and_test(&kiwarp_zc_alive))
 		wake_up(&kiwarp_zc_gone);
@@ -122,16 +127,20 @@ static void kiwarp_zc_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 int kiwarp_zc_attach(struct kiwarp_qp *qp)
 {
 	struct kiwarp_zc *zc;
+	struct page *page;
 	int i;
 
 	zc = kzalloc(sizeof(*zc), GFP_KERNEL);
 	if (!zc)
 		return -ENOMEM;
-	zc->slots = vzalloc(KIWARP_ZC_RECS * KIWARP_TX_BATCH * KIWARP_ZC_SLOT);
-	if (!zc->slots) {
+	/* a compound page: TCP takes references on its parts */
+	page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_ZERO |
+			   __GFP_NOWARN, KIWARP_ZC_SLOTS_ORDER);
+	if (!page) {
 		kfree(zc);
 		return -ENOMEM;
 	}
+	zc->slots = page_address(page);
 	atomic_inc(&kiwarp_zc_alive);
 	refcount_set(&zc->ref, 1);
 	spin_lock_init(&zc->lock);

@@ -4,20 +4,25 @@
 # scripts/guest/bench.sh, and turn the raw figures into a terminal table,
 # build/bench/bench.json and build/bench/bench.png (tools/bench).
 #
-#   scripts/bench.sh [--quick] [--flavour perf|debug]
+#   scripts/bench.sh [--quick] [--flavour perf|debug] [--profile REGEX]
 #
 # --quick: one measured run per figure, short runs (a smoke test of the
 # harness, numbers not meaningful). --flavour debug: the debug kernel
-# (numbers not meaningful either). Documentation/performance.rst.
+# (numbers not meaningful either). --profile REGEX: only the commands
+# matching REGEX (e.g. 'ours.write.65536'), each under `perf record -a
+# -g` in the guest; build/bench/profile-<tag>.txt get perf's report.
+# Documentation/performance.rst.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=perf
 quick=0
+profile=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--flavour) flavour=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--flavour perf|debug]" >&2; exit 2 ;;
+	--profile) profile=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--flavour perf|debug] [--profile REGEX]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -30,10 +35,12 @@ ktree=$("$top/scripts/build-kernel.sh" "$flavour" | tail -n 1)
 out=$top/build/bench
 src=$top/build/bench-$flavour/src
 run=$top/build/bench-$flavour/guest
+rm -rf "$src"	# nothing of an earlier build may leak into this one
 mkdir -p "$out" "$src" "$run"
 (cd "$top" && tar -cf - --exclude=./build --exclude=./.git \
 	--exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
-	--exclude='*.mod.c' .) | (cd "$src" && tar -xf -)
+	--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
+	.) | (cd "$src" && tar -xf -)
 echo "bench: building the modules against $ktree"
 make -s -C "$ktree" M="$src" -j"$(nproc)" modules
 
@@ -66,6 +73,11 @@ if [ -n "$kargs" ]; then
 	echo "KIWARP_ARGS=\"$kargs\"" >>"$run/bench.conf"
 fi
 
+if [ -n "$profile" ]; then
+	printf 'ONLY=%s\nPROFILE=1\n' "'$profile'" >>"$run/bench.conf"
+	rm -f "$run"/out/profile-*.txt
+fi
+
 echo "bench: booting the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
 rc=0
 KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \
@@ -75,6 +87,14 @@ if [ ! -s "$run/out/bench.raw" ]; then
 	exit 1
 fi
 cp "$run/out/bench.raw" "$out/bench.raw"
+if [ -n "$profile" ]; then
+	for f in "$run"/out/profile-*.txt; do
+		[ -e "$f" ] || { echo "bench: no profile written" >&2; exit 1; }
+		cp "$f" "$out/"
+		echo "bench: wrote $out/$(basename "$f")"
+	done
+	exit 0
+fi
 trc=0
 "$top/build/tools/bench/kdapl-bench" --raw "$out/bench.raw" \
 	--json "$out/bench.json" --plot "$out/bench" \

@@ -46,6 +46,10 @@ bench() {
 	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
 		return 0
 	fi
+	if [ -n "${PROFILE:-}" ]; then
+		profile_cmd "$@"
+		return 0
+	fi
 	if echo "$*" >"$CTL"; then
 		cat "$CTL" >>"$RAW"
 	else
@@ -58,6 +62,21 @@ bench() {
 
 # In namespace b without a new mount namespace (debugfs stays visible):
 # siw listens in the namespace of the task that calls rdma_listen.
+# --profile: the command under perf (cpu-clock samples of every CPU, call
+# graphs); its report, kernel and modules included, to profile-<tag>.txt
+profile_cmd() {
+	local tag data
+	tag=$(echo "$*" | sed -n 's/.*tag=\([^ ]*\).*/\1/p')
+	data=/tmp/perf-$tag.data
+	perf record -q -a -g -e cpu-clock -o "$data" -- \
+		sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
+		echo "kdapl-bench: perf record failed: $*"
+	cat "$CTL" >>"$RAW"
+	perf report -q -i "$data" --stdio --no-children --sort sym \
+		--percent-limit 0.5 -g none >"$OUT/profile-$tag.txt" 2>&1
+	echo "kdapl-bench: profiled $tag"
+}
+
 in_b() {
 	nsenter --net=/run/netns/b sh -c "echo '$*' >$CTL" ||
 		echo "kdapl-bench: failed in b: $*"
