@@ -68,12 +68,22 @@ profile_cmd() {
 	local tag data
 	tag=$(echo "$*" | sed -n 's/.*tag=\([^ ]*\).*/\1/p')
 	data=/tmp/perf-$tag.data
+	nstat -n >/dev/null 2>&1
+	ip netns exec b nstat -n >/dev/null 2>&1
 	perf record -q -a -g -e cpu-clock -o "$data" -- \
 		sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
 		echo "kdapl-bench: perf record failed: $*"
 	cat "$CTL" >>"$RAW"
 	perf report -q -i "$data" --stdio --no-children --sort sym \
 		--percent-limit 0.5 -g none >"$OUT/profile-$tag.txt" 2>&1
+	# TCP's trouble during the command (drops, time-outs), both hosts
+	{
+		echo "# nstat, root namespace"
+		nstat 2>&1 | grep -E 'Drop|Timeout|Retrans|Loss|Prune|Collapse'
+		echo "# nstat, namespace b"
+		ip netns exec b nstat 2>&1 |
+			grep -E 'Drop|Timeout|Retrans|Loss|Prune|Collapse'
+	} >>"$OUT/profile-$tag.txt"
 	echo "kdapl-bench: profiled $tag"
 }
 
