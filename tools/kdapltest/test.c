@@ -20,8 +20,15 @@
 
 #include "kdt.h"
 
-/* The four per-endpoint buffers of the transaction test */
-enum { RMI_SEND, RMI_RECV, SYNC_SEND, SYNC_RECV, RMI_BUFS };
+/*
+ * The per-endpoint message buffers of the transaction test, as
+ * dapltest's: the memory info, the sync before the iterations and the
+ * final sync after them (dapl 2.1.10, see kdt_final_sync()).
+ */
+enum {
+	RMI_SEND, RMI_RECV, SYNC_SEND, SYNC_RECV, FINAL_SYNC_SEND,
+	FINAL_SYNC_RECV, RMI_BUFS
+};
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -350,6 +357,12 @@ static u64 kdt_cookie(unsigned int ep, unsigned int op)
 	return (u64)ep << 32 | op;
 }
 
+/* The cookie of message buffer @buf of endpoint @ep: apart from ops' */
+static u64 kdt_buf_cookie(unsigned int ep, unsigned int buf)
+{
+	return kdt_cookie(ep, KDT_MAX_OPS + buf);
+}
+
 /*
  * Endpoint @n: EVDs, the EP, the memory info buffers with their two
  * receives posted and, on the server, the single-use PSP (or the RSP)
@@ -401,9 +414,9 @@ static int kdt_ep_setup(struct kdt_thread *t, unsigned int n)
 	if (kdt_pool_alloc(ctx, t->pz, &e->rmi, KDT_RMI_MSG_SIZE, RMI_BUFS))
 		return -ENOMEM;
 	if (kdt_post1(ctx, e->ep, false, &e->rmi, RMI_RECV, KDT_RMI_MSG_SIZE,
-		      kdt_cookie(n, RMI_RECV)) ||
+		      kdt_buf_cookie(n, RMI_RECV)) ||
 	    kdt_post1(ctx, e->ep, false, &e->rmi, SYNC_RECV,
-		      KDT_SYNC_MSG_SIZE, kdt_cookie(n, SYNC_RECV)))
+		      KDT_SYNC_MSG_SIZE, kdt_buf_cookie(n, SYNC_RECV)))
 		return -EIO;
 	if (!ctx->is_server)
 		return 0;
@@ -530,17 +543,17 @@ static int kdt_ep_exchange(struct kdt_thread *t, unsigned int n)
 		       e->rmi.seg);
 
 	if (ctx->is_server) {
-		err = kdt_dto_wait(ctx, &e->recv, kdt_cookie(n, RMI_RECV),
+		err = kdt_dto_wait(ctx, &e->recv, kdt_buf_cookie(n, RMI_RECV),
 				   KDT_RMI_MSG_SIZE, false, "memory info recv");
 		if (err)
 			goto out;
 	}
 	err = kdt_post1(ctx, e->ep, true, &e->rmi, RMI_SEND, KDT_RMI_MSG_SIZE,
-			kdt_cookie(n, RMI_SEND));
-	err = err ?: kdt_dto_wait(ctx, &e->reqt, kdt_cookie(n, RMI_SEND),
+			kdt_buf_cookie(n, RMI_SEND));
+	err = err ?: kdt_dto_wait(ctx, &e->reqt, kdt_buf_cookie(n, RMI_SEND),
 				  KDT_RMI_MSG_SIZE, false, "memory info send");
 	if (!err && !ctx->is_server)
-		err = kdt_dto_wait(ctx, &e->recv, kdt_cookie(n, RMI_RECV),
+		err = kdt_dto_wait(ctx, &e->recv, kdt_buf_cookie(n, RMI_RECV),
 				   KDT_RMI_MSG_SIZE, false, "memory info recv");
 	if (err)
 		goto out;
@@ -665,6 +678,51 @@ static int kdt_post_op(struct kdt_thread *t, unsigned int n, unsigned int i,
 	return 0;
 }
 
+/* Send sync buffer @buf (64 bytes) on every endpoint, reap the sends. */
+static int kdt_sync_send(struct kdt_thread *t, unsigned int buf,
+			 const char *what)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n, eps = ctx->cmd.eps_per_thread;
+	int err;
+
+	for (n = 0; n < eps; n++) {
+		err = kdt_post1(ctx, t->eps[n].ep, true, &t->eps[n].rmi, buf,
+				KDT_SYNC_MSG_SIZE, kdt_buf_cookie(n, buf));
+		if (err)
+			return err;
+	}
+	for (n = 0; n < eps; n++) {
+		err = kdt_dto_wait(ctx, &t->eps[n].reqt, kdt_buf_cookie(n, buf),
+				   KDT_SYNC_MSG_SIZE, false, what);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Reap the peer's sync into buffer @buf on every endpoint; with
+ * @count, each one counts down the test's @sync_left.
+ */
+static int kdt_sync_recv(struct kdt_thread *t, unsigned int buf, bool count,
+			 const char *what)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n, eps = ctx->cmd.eps_per_thread;
+	int err;
+
+	for (n = 0; n < eps; n++) {
+		err = kdt_dto_wait(ctx, &t->eps[n].recv, kdt_buf_cookie(n, buf),
+				   KDT_SYNC_MSG_SIZE, false, what);
+		if (err)
+			return err;
+		if (count && atomic_dec_and_test(&ctx->sync_left))
+			wake_up_all(&ctx->sync_wq);
+	}
+	return 0;
+}
+
 /*
  * Sync before the iterations. Server: its sync on each endpoint, then
  * the client's on each. Client: the server's syncs on all its
@@ -673,21 +731,15 @@ static int kdt_post_op(struct kdt_thread *t, unsigned int n, unsigned int i,
 static int kdt_sync(struct kdt_thread *t)
 {
 	struct kdt_ctx *ctx = t->ctx;
-	unsigned int n, eps = ctx->cmd.eps_per_thread;
 	long left;
 	int err;
 
 	if (ctx->is_server)
-		goto send;
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].recv,
-				   kdt_cookie(n, SYNC_RECV), KDT_SYNC_MSG_SIZE,
-				   false, "sync recv");
-		if (err)
-			return err;
-		if (atomic_dec_and_test(&ctx->sync_left))
-			wake_up_all(&ctx->sync_wq);
-	}
+		return kdt_sync_send(t, SYNC_SEND, "sync send") ?:
+		       kdt_sync_recv(t, SYNC_RECV, false, "sync recv");
+	err = kdt_sync_recv(t, SYNC_RECV, true, "sync recv");
+	if (err)
+		return err;
 	left = wait_event_timeout(ctx->sync_wq,
 				  !atomic_read(&ctx->sync_left) ||
 				  kdt_failed(ctx),
@@ -700,27 +752,41 @@ static int kdt_sync(struct kdt_thread *t)
 			 atomic_read(&ctx->sync_left));
 		return -ETIMEDOUT;
 	}
-send:
-	for (n = 0; n < eps; n++) {
-		err = kdt_post1(ctx, t->eps[n].ep, true, &t->eps[n].rmi,
-				SYNC_SEND, KDT_SYNC_MSG_SIZE,
-				kdt_cookie(n, SYNC_SEND));
-		if (err)
-			return err;
-	}
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].reqt,
-				   kdt_cookie(n, SYNC_SEND), KDT_SYNC_MSG_SIZE,
-				   false, "sync send");
-		if (err)
-			return err;
-	}
-	if (!ctx->is_server)
-		return 0;
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].recv,
-				   kdt_cookie(n, SYNC_RECV), KDT_SYNC_MSG_SIZE,
-				   false, "sync recv");
+	return kdt_sync_send(t, SYNC_SEND, "sync send");
+}
+
+/*
+ * The final sync after the iterations, as dapl 2.1.10's dapltest has
+ * it: each side posted a receive for it at the start of its last
+ * iteration (kdt_post_final_recv()); the server sends its final sync on
+ * each endpoint and then waits for the client's, the client waits for
+ * the server's and then sends its own. Neither side tears down before
+ * the other is done, and the peer's last SEND always finds a receive:
+ * without this, OFA's last SEND (its final sync) hit an endpoint with
+ * no receive posted, or one already closed (siw: TERMINATE, the send
+ * completing in error, the QP fatal), and OFA's client waited for our
+ * final sync forever.
+ */
+static int kdt_final_sync(struct kdt_thread *t)
+{
+	if (t->ctx->is_server)
+		return kdt_sync_send(t, FINAL_SYNC_SEND, "final sync send") ?:
+		       kdt_sync_recv(t, FINAL_SYNC_RECV, false,
+				     "final sync recv");
+	return kdt_sync_recv(t, FINAL_SYNC_RECV, false, "final sync recv") ?:
+	       kdt_sync_send(t, FINAL_SYNC_SEND, "final sync send");
+}
+
+static int kdt_post_final_recv(struct kdt_thread *t)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n;
+	int err;
+
+	for (n = 0; n < ctx->cmd.eps_per_thread; n++) {
+		err = kdt_post1(ctx, t->eps[n].ep, false, &t->eps[n].rmi,
+				FINAL_SYNC_RECV, KDT_SYNC_MSG_SIZE,
+				kdt_buf_cookie(n, FINAL_SYNC_RECV));
 		if (err)
 			return err;
 	}
@@ -841,6 +907,12 @@ static int kdt_transaction_run(struct kdt_thread *t)
 
 	start = ktime_get_ns();
 	for (it = 0; it < cmd->num_iterations; it++) {
+		/* the final sync's receive, before the peer can send it */
+		if (it + 1 == cmd->num_iterations) {
+			err = kdt_post_final_recv(t);
+			if (err)
+				return err;
+		}
 		for (i = 0; i < cmd->num_ops; i++) {
 			err = kdt_do_op(t, i, it + 1 != cmd->num_iterations);
 			if (err)
@@ -857,8 +929,10 @@ static int kdt_transaction_run(struct kdt_thread *t)
 			}
 		}
 	}
+	err = kdt_final_sync(t);
+	/* dapltest's time includes the final sync */
 	t->time_us = div_u64(ktime_get_ns() - start, NSEC_PER_USEC);
-	return 0;
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
