@@ -27,8 +27,6 @@
 #define KDT_DTO_TIMEOUT_MS	30000
 #define KDT_SYNC_TIMEOUT_MS	10000
 #define KDT_DISC_TIMEOUT_MS	5000
-/* the client waits this long for the server to disconnect (twice) */
-#define KDT_PEER_DISC_MS	10000
 #define KDT_CONNECT_USEC	(30ULL * 1000 * 1000)
 #define KDT_ASYNC_QLEN		16
 /* segments per DTO: kdapl's KDAPL_MAX_IOV */

@@ -237,11 +237,10 @@ static bool kdt_disc_wait(DAT_EP_HANDLE ep, struct kdt_evd *conn)
 /*
  * Disconnect and wait (a while) for the event: gracefully when the test
  * went well, abruptly after a failure or if graceful takes too long.
- * dapltest disconnects abruptly, but kDAPL's abrupt disconnect only
- * moves the QP to ERROR; the connection's TCP close comes with
- * dat_ep_free(), and OFA's uDAPL peer, waiting without bound for its
- * disconnect event, was seen to get it only minutes later. A graceful
- * disconnect (rdma_disconnect) is what uDAPL's own abrupt one does.
+ * dapltest asks for an abrupt disconnect, but uDAPL's (openib_cma) is
+ * rdma_disconnect(), i.e. what kDAPL's graceful one does: the peer sees
+ * an orderly close once everything sent has been sent. kDAPL's abrupt
+ * one moves the QP to ERROR at once, flushing what is outstanding.
  */
 void kdt_disconnect(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
 		    struct kdt_evd *conn)
@@ -381,8 +380,9 @@ static int kdt_ep_setup(struct kdt_thread *t, unsigned int n)
 
 	for (i = 0; i < cmd->num_ops; i++)
 		iov = max(iov, cmd->op[i].num_segs);
-	attr.max_recv_dtos = cmd->num_ops + 2;
-	attr.max_request_dtos = cmd->num_ops + 2;
+	/* as dapltest's: the ops, the memory info, the two syncs */
+	attr.max_recv_dtos = cmd->num_ops + 3;
+	attr.max_request_dtos = cmd->num_ops + 3;
 	attr.max_recv_iov = iov;
 	attr.max_request_iov = iov;
 
@@ -1006,40 +1006,6 @@ int kdt_tt_setup_thread(struct kdt_thread *t)
 	return 0;
 }
 
-static bool kdt_ep_open(struct kdt_ep *e)
-{
-	DAT_EP_STATE state;
-
-	return e->ep && dat_ep_get_status(e->ep, &state, NULL, NULL) ==
-			DAT_SUCCESS && state != DAT_EP_STATE_DISCONNECTED &&
-	       state != DAT_EP_STATE_UNCONNECTED;
-}
-
-/*
- * After a good test, let the peer disconnect first, for a while: OFA's
- * uDAPL, which waits without bound for its disconnect event on each
- * endpoint, was seen not to get it (for minutes) when a kDAPL peer had
- * disconnected first, but gets it when it disconnects first itself. The
- * server waits longer than the client: two kdapltests wait for each
- * other only the client's time.
- */
-static void kdt_wait_peer_disconnect(struct kdt_thread *t)
-{
-	struct kdt_ctx *ctx = t->ctx;
-	unsigned long end = jiffies + msecs_to_jiffies(ctx->is_server ?
-						       2 * KDT_PEER_DISC_MS :
-						       KDT_PEER_DISC_MS);
-	unsigned int n;
-
-	if (kdt_failed(ctx))
-		return;
-	for (n = 0; n < ctx->cmd.eps_per_thread; n++) {
-		while (kdt_ep_open(&t->eps[n]) && time_before(jiffies, end))
-			wait_event_timeout(t->eps[n].conn.wq, kdt_failed(ctx),
-					   HZ / 50);
-	}
-}
-
 static void kdt_ep_teardown(struct kdt_thread *t, struct kdt_ep *e)
 {
 	struct kdt_ctx *ctx = t->ctx;
@@ -1071,7 +1037,6 @@ static void kdt_thread_teardown(struct kdt_thread *t)
 
 	if (!t->eps)
 		return;
-	kdt_wait_peer_disconnect(t);
 	for (n = 0; n < t->ctx->cmd.eps_per_thread; n++)
 		kdt_ep_teardown(t, &t->eps[n]);
 	if (t->pz)
