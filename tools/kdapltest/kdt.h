@@ -152,6 +152,8 @@ int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 int kdt_dto_wait(struct kdt_ctx *ctx, struct kdt_evd *e, u64 cookie, u64 len,
 		 bool poll, const char *what);
 int kdt_conn_wait(struct kdt_ctx *ctx, struct kdt_evd *e, const char *what);
+void kdt_wait_peer_close(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
+			 struct kdt_evd *conn);
 void kdt_disconnect(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
 		    struct kdt_evd *conn);
 int kdt_pool_alloc(struct kdt_ctx *ctx, DAT_PZ_HANDLE pz, struct kdt_pool *p,

@@ -234,6 +234,27 @@ static bool kdt_disc_wait(DAT_EP_HANDLE ep, struct kdt_evd *conn)
 	return false;
 }
 
+/**
+ * kdt_wait_peer_close() - after a good test, let the peer close first
+ * @ctx: the test
+ * @ep: the endpoint that sent the test's last message
+ * @conn: its connection EVD
+ *
+ * The side that sent a test's last message (the client: the transaction
+ * test's final sync, the performance test's sync) waits, for
+ * KDT_DISC_TIMEOUT_MS at most, for the peer to disconnect before it
+ * does: the peer closes once it has the message. Closing right after
+ * the send completed was seen to cost OFA's server that message - its
+ * receive flushed (0 bytes), though our send had completed: siw can
+ * act on the close before it has read the data that came before it.
+ */
+void kdt_wait_peer_close(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
+			 struct kdt_evd *conn)
+{
+	if (ep && !kdt_failed(ctx))
+		kdt_disc_wait(ep, conn);
+}
+
 /*
  * Disconnect and wait (a while) for the event: gracefully when the test
  * went well, abruptly after a failure or if graceful takes too long.
@@ -1037,6 +1058,9 @@ static void kdt_thread_teardown(struct kdt_thread *t)
 
 	if (!t->eps)
 		return;
+	/* the client sent the final syncs: the server closes first */
+	for (n = 0; !t->ctx->is_server && n < t->ctx->cmd.eps_per_thread; n++)
+		kdt_wait_peer_close(t->ctx, t->eps[n].ep, &t->eps[n].conn);
 	for (n = 0; n < t->ctx->cmd.eps_per_thread; n++)
 		kdt_ep_teardown(t, &t->eps[n]);
 	if (t->pz)
