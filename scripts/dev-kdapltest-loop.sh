@@ -1,13 +1,14 @@
 #!/bin/sh
-# Development shortcut for kdapltest: build the modules and the host
-# tools, boot the debug guest once with the two test hosts, run only
-# suite kdapltest_interop (scripts/guest/dev-kdapltest-loop.sh) and judge the
+# Development tool for intermittent kdapltest interop problems: build the
+# modules and the host tools, boot the debug guest once with the two test
+# hosts, run suite kdapltest_loop (scripts/guest/dev-kdapltest-loop.sh:
+# the issue's transaction test and -T P, repeated, OFA against OFA, OFA
+# against kdapltest both ways, kdapltest against itself) and judge the
 # run like `make check` (kdapl-report: results, splats, leaks).
 #
-#   scripts/dev-kdapltest.sh
+#   KDAPL_GUEST_TIMEOUT=1700 scripts/dev-kdapltest-loop.sh
 #
-# The run directory is build/guest-kdapltest; console.log has everything,
-# the guest's logs of the suite are printed on failure (KTAP comments).
+# The run directory is build/guest-kdapltest-loop.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ktree=$("$top/scripts/build-kernel.sh" debug | tail -n 1)
@@ -18,7 +19,7 @@ cmake --build "$top/build/tools" -j2 --target kdapltest kdapl-report >/dev/null
 run=$top/build/guest-kdapltest-loop
 rc=0
 "$top/scripts/run-guest.sh" "$ktree" "$run" scripts/guest/dev-kdapltest-loop.sh \
-	"${KDAPL_GUEST_TIMEOUT:-900}" || rc=$?
+	"${KDAPL_GUEST_TIMEOUT:-1700}" || rc=$?
 touch "$run/out/results.ktap"
 "$top/build/tools/report/kdapl-report" --results "$run/out/results.ktap" \
 	--console "$run/console.log" --expect kdapltest_loop \

@@ -1,13 +1,16 @@
 #!/bin/bash
 # Guest side of scripts/dev-kdapltest-loop.sh: the transaction
-# test many times in one boot, both ways between OFA dapltest (siwB,
-# namespace b) and kdapltest (siwA): OFA's server with our client, then
-# our server with OFA's client. KDT_LOOP iterations each (default 20).
+# test (each followed by -T P RW and RR) many times in one boot: OFA
+# against OFA (server siwB in namespace b, client siwA: the control),
+# OFA's server (siwB) with our client (siwA), our server (siwA) with
+# OFA's client (siwB), 6 rounds each (5 for the control); then
+# kdapltest against itself over kiwarp, 3 rounds. The guest's
+# environment is fixed (kdapl-init): change the counts here.
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 
-loops=${KDT_LOOP:-6}
+loops=6
 KDT_OFA_SRV_OPTS=
 
 # OFA's server with uDAPL's CM warnings (DAPL_DBG_TYPE_CM_WARN 0x10000:
