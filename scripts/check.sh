@@ -82,6 +82,7 @@ touch "$grun/out/results.ktap"
 	--expect guest_env --expect module_lifecycle --expect kdapl_demo \
 	--expect kiwarp_device --expect kdapl_device_removal \
 	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo \
+	--expect kdapltest_interop \
 	--expect kiwarp_rping --expect kiwarp_rping_userspace \
 	--expect kiwarp_wire_user --expect kiwarp_unload_live \
 	--expect kdapl_bench_smoke --expect kdapltest_fft \

@@ -238,9 +238,13 @@ static int kdt_control(struct kdt_ctx *ctx, const struct kdt_run *run)
 		/*
 		 * OFA's server answers a quit and closes abruptly at once:
 		 * the answer may be lost in the reset. The quit was
-		 * delivered either way.
+		 * delivered either way. We close after the server: closing
+		 * as soon as the answer was in once cost OFA's server the
+		 * completion of its send (siw: status 2, QP fatal).
 		 */
 		err = kdt_quit_answer(ctx, &recv);
+		if (!err)
+			kdt_wait_peer_close(ctx, ep, &conn);
 		goto out;
 	}
 	err = kdt_server_info_wait(ctx, &recv, &pool);

@@ -27,8 +27,6 @@
 #define KDT_DTO_TIMEOUT_MS	30000
 #define KDT_SYNC_TIMEOUT_MS	10000
 #define KDT_DISC_TIMEOUT_MS	5000
-/* the client waits this long for the server to disconnect (twice) */
-#define KDT_PEER_DISC_MS	10000
 #define KDT_CONNECT_USEC	(30ULL * 1000 * 1000)
 #define KDT_ASYNC_QLEN		16
 /* -T L: at most this many objects per limit test, whatever -m says */
@@ -156,6 +154,8 @@ int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 int kdt_dto_wait(struct kdt_ctx *ctx, struct kdt_evd *e, u64 cookie, u64 len,
 		 bool poll, const char *what);
 int kdt_conn_wait(struct kdt_ctx *ctx, struct kdt_evd *e, const char *what);
+void kdt_wait_peer_close(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
+			 struct kdt_evd *conn);
 void kdt_disconnect(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
 		    struct kdt_evd *conn);
 int kdt_pool_alloc(struct kdt_ctx *ctx, DAT_PZ_HANDLE pz, struct kdt_pool *p,

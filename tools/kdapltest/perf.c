@@ -284,6 +284,9 @@ static int kdt_perf_exchange(struct kdt_perf *p)
  */
 void kdt_perf_free(struct kdt_perf *p)
 {
+	/* the client sent the sync: the server closes first */
+	if (!p->ctx.is_server)
+		kdt_wait_peer_close(&p->ctx, p->ep, &p->conn);
 	kdt_disconnect(&p->ctx, p->ep, &p->conn);
 	if (p->psp)
 		dat_psp_free(p->psp);

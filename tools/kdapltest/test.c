@@ -20,8 +20,15 @@
 
 #include "kdt.h"
 
-/* The four per-endpoint buffers of the transaction test */
-enum { RMI_SEND, RMI_RECV, SYNC_SEND, SYNC_RECV, RMI_BUFS };
+/*
+ * The per-endpoint message buffers of the transaction test, as
+ * dapltest's: the memory info, the sync before the iterations and the
+ * final sync after them (dapl 2.1.10, see kdt_final_sync()).
+ */
+enum {
+	RMI_SEND, RMI_RECV, SYNC_SEND, SYNC_RECV, FINAL_SYNC_SEND,
+	FINAL_SYNC_RECV, RMI_BUFS
+};
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -233,14 +240,34 @@ static bool kdt_disc_wait(DAT_EP_HANDLE ep, struct kdt_evd *conn)
 	return false;
 }
 
+/**
+ * kdt_wait_peer_close() - after a good test, let the peer close first
+ * @ctx: the test
+ * @ep: the endpoint that sent the test's last message
+ * @conn: its connection EVD
+ *
+ * The side that sent a test's last message (the client: the transaction
+ * test's final sync, the performance test's sync) waits, for
+ * KDT_DISC_TIMEOUT_MS at most, for the peer to disconnect before it
+ * does: the peer closes once it has the message. Closing right after
+ * the send completed was seen to cost OFA's server that message - its
+ * receive flushed (0 bytes), though our send had completed: siw can
+ * act on the close before it has read the data that came before it.
+ */
+void kdt_wait_peer_close(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
+			 struct kdt_evd *conn)
+{
+	if (ep && !kdt_failed(ctx))
+		kdt_disc_wait(ep, conn);
+}
+
 /*
  * Disconnect and wait (a while) for the event: gracefully when the test
  * went well, abruptly after a failure or if graceful takes too long.
- * dapltest disconnects abruptly, but kDAPL's abrupt disconnect only
- * moves the QP to ERROR; the connection's TCP close comes with
- * dat_ep_free(), and OFA's uDAPL peer, waiting without bound for its
- * disconnect event, was seen to get it only minutes later. A graceful
- * disconnect (rdma_disconnect) is what uDAPL's own abrupt one does.
+ * dapltest asks for an abrupt disconnect, but uDAPL's (openib_cma) is
+ * rdma_disconnect(), i.e. what kDAPL's graceful one does: the peer sees
+ * an orderly close once everything sent has been sent. kDAPL's abrupt
+ * one moves the QP to ERROR at once, flushing what is outstanding.
  */
 void kdt_disconnect(struct kdt_ctx *ctx, DAT_EP_HANDLE ep,
 		    struct kdt_evd *conn)
@@ -356,6 +383,12 @@ static u64 kdt_cookie(unsigned int ep, unsigned int op)
 	return (u64)ep << 32 | op;
 }
 
+/* The cookie of message buffer @buf of endpoint @ep: apart from ops' */
+static u64 kdt_buf_cookie(unsigned int ep, unsigned int buf)
+{
+	return kdt_cookie(ep, KDT_MAX_OPS + buf);
+}
+
 /*
  * Endpoint @n: EVDs, the EP, the memory info buffers with their two
  * receives posted and, on the server, the single-use PSP (or the RSP)
@@ -374,8 +407,9 @@ static int kdt_ep_setup(struct kdt_thread *t, unsigned int n)
 
 	for (i = 0; i < cmd->num_ops; i++)
 		iov = max(iov, cmd->op[i].num_segs);
-	attr.max_recv_dtos = cmd->num_ops + 2;
-	attr.max_request_dtos = cmd->num_ops + 2;
+	/* as dapltest's: the ops, the memory info, the two syncs */
+	attr.max_recv_dtos = cmd->num_ops + 3;
+	attr.max_request_dtos = cmd->num_ops + 3;
 	attr.max_recv_iov = iov;
 	attr.max_request_iov = iov;
 
@@ -407,9 +441,9 @@ static int kdt_ep_setup(struct kdt_thread *t, unsigned int n)
 	if (kdt_pool_alloc(ctx, t->pz, &e->rmi, KDT_RMI_MSG_SIZE, RMI_BUFS))
 		return -ENOMEM;
 	if (kdt_post1(ctx, e->ep, false, &e->rmi, RMI_RECV, KDT_RMI_MSG_SIZE,
-		      kdt_cookie(n, RMI_RECV)) ||
+		      kdt_buf_cookie(n, RMI_RECV)) ||
 	    kdt_post1(ctx, e->ep, false, &e->rmi, SYNC_RECV,
-		      KDT_SYNC_MSG_SIZE, kdt_cookie(n, SYNC_RECV)))
+		      KDT_SYNC_MSG_SIZE, kdt_buf_cookie(n, SYNC_RECV)))
 		return -EIO;
 	if (!ctx->is_server)
 		return 0;
@@ -536,17 +570,17 @@ static int kdt_ep_exchange(struct kdt_thread *t, unsigned int n)
 		       e->rmi.seg);
 
 	if (ctx->is_server) {
-		err = kdt_dto_wait(ctx, &e->recv, kdt_cookie(n, RMI_RECV),
+		err = kdt_dto_wait(ctx, &e->recv, kdt_buf_cookie(n, RMI_RECV),
 				   KDT_RMI_MSG_SIZE, false, "memory info recv");
 		if (err)
 			goto out;
 	}
 	err = kdt_post1(ctx, e->ep, true, &e->rmi, RMI_SEND, KDT_RMI_MSG_SIZE,
-			kdt_cookie(n, RMI_SEND));
-	err = err ?: kdt_dto_wait(ctx, &e->reqt, kdt_cookie(n, RMI_SEND),
+			kdt_buf_cookie(n, RMI_SEND));
+	err = err ?: kdt_dto_wait(ctx, &e->reqt, kdt_buf_cookie(n, RMI_SEND),
 				  KDT_RMI_MSG_SIZE, false, "memory info send");
 	if (!err && !ctx->is_server)
-		err = kdt_dto_wait(ctx, &e->recv, kdt_cookie(n, RMI_RECV),
+		err = kdt_dto_wait(ctx, &e->recv, kdt_buf_cookie(n, RMI_RECV),
 				   KDT_RMI_MSG_SIZE, false, "memory info recv");
 	if (err)
 		goto out;
@@ -671,6 +705,51 @@ static int kdt_post_op(struct kdt_thread *t, unsigned int n, unsigned int i,
 	return 0;
 }
 
+/* Send sync buffer @buf (64 bytes) on every endpoint, reap the sends. */
+static int kdt_sync_send(struct kdt_thread *t, unsigned int buf,
+			 const char *what)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n, eps = ctx->cmd.eps_per_thread;
+	int err;
+
+	for (n = 0; n < eps; n++) {
+		err = kdt_post1(ctx, t->eps[n].ep, true, &t->eps[n].rmi, buf,
+				KDT_SYNC_MSG_SIZE, kdt_buf_cookie(n, buf));
+		if (err)
+			return err;
+	}
+	for (n = 0; n < eps; n++) {
+		err = kdt_dto_wait(ctx, &t->eps[n].reqt, kdt_buf_cookie(n, buf),
+				   KDT_SYNC_MSG_SIZE, false, what);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Reap the peer's sync into buffer @buf on every endpoint; with
+ * @count, each one counts down the test's @sync_left.
+ */
+static int kdt_sync_recv(struct kdt_thread *t, unsigned int buf, bool count,
+			 const char *what)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n, eps = ctx->cmd.eps_per_thread;
+	int err;
+
+	for (n = 0; n < eps; n++) {
+		err = kdt_dto_wait(ctx, &t->eps[n].recv, kdt_buf_cookie(n, buf),
+				   KDT_SYNC_MSG_SIZE, false, what);
+		if (err)
+			return err;
+		if (count && atomic_dec_and_test(&ctx->sync_left))
+			wake_up_all(&ctx->sync_wq);
+	}
+	return 0;
+}
+
 /*
  * Sync before the iterations. Server: its sync on each endpoint, then
  * the client's on each. Client: the server's syncs on all its
@@ -679,21 +758,15 @@ static int kdt_post_op(struct kdt_thread *t, unsigned int n, unsigned int i,
 static int kdt_sync(struct kdt_thread *t)
 {
 	struct kdt_ctx *ctx = t->ctx;
-	unsigned int n, eps = ctx->cmd.eps_per_thread;
 	long left;
 	int err;
 
 	if (ctx->is_server)
-		goto send;
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].recv,
-				   kdt_cookie(n, SYNC_RECV), KDT_SYNC_MSG_SIZE,
-				   false, "sync recv");
-		if (err)
-			return err;
-		if (atomic_dec_and_test(&ctx->sync_left))
-			wake_up_all(&ctx->sync_wq);
-	}
+		return kdt_sync_send(t, SYNC_SEND, "sync send") ?:
+		       kdt_sync_recv(t, SYNC_RECV, false, "sync recv");
+	err = kdt_sync_recv(t, SYNC_RECV, true, "sync recv");
+	if (err)
+		return err;
 	left = wait_event_timeout(ctx->sync_wq,
 				  !atomic_read(&ctx->sync_left) ||
 				  kdt_failed(ctx),
@@ -706,27 +779,41 @@ static int kdt_sync(struct kdt_thread *t)
 			 atomic_read(&ctx->sync_left));
 		return -ETIMEDOUT;
 	}
-send:
-	for (n = 0; n < eps; n++) {
-		err = kdt_post1(ctx, t->eps[n].ep, true, &t->eps[n].rmi,
-				SYNC_SEND, KDT_SYNC_MSG_SIZE,
-				kdt_cookie(n, SYNC_SEND));
-		if (err)
-			return err;
-	}
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].reqt,
-				   kdt_cookie(n, SYNC_SEND), KDT_SYNC_MSG_SIZE,
-				   false, "sync send");
-		if (err)
-			return err;
-	}
-	if (!ctx->is_server)
-		return 0;
-	for (n = 0; n < eps; n++) {
-		err = kdt_dto_wait(ctx, &t->eps[n].recv,
-				   kdt_cookie(n, SYNC_RECV), KDT_SYNC_MSG_SIZE,
-				   false, "sync recv");
+	return kdt_sync_send(t, SYNC_SEND, "sync send");
+}
+
+/*
+ * The final sync after the iterations, as dapl 2.1.10's dapltest has
+ * it: each side posted a receive for it at the start of its last
+ * iteration (kdt_post_final_recv()); the server sends its final sync on
+ * each endpoint and then waits for the client's, the client waits for
+ * the server's and then sends its own. Neither side tears down before
+ * the other is done, and the peer's last SEND always finds a receive:
+ * without this, OFA's last SEND (its final sync) hit an endpoint with
+ * no receive posted, or one already closed (siw: TERMINATE, the send
+ * completing in error, the QP fatal), and OFA's client waited for our
+ * final sync forever.
+ */
+static int kdt_final_sync(struct kdt_thread *t)
+{
+	if (t->ctx->is_server)
+		return kdt_sync_send(t, FINAL_SYNC_SEND, "final sync send") ?:
+		       kdt_sync_recv(t, FINAL_SYNC_RECV, false,
+				     "final sync recv");
+	return kdt_sync_recv(t, FINAL_SYNC_RECV, false, "final sync recv") ?:
+	       kdt_sync_send(t, FINAL_SYNC_SEND, "final sync send");
+}
+
+static int kdt_post_final_recv(struct kdt_thread *t)
+{
+	struct kdt_ctx *ctx = t->ctx;
+	unsigned int n;
+	int err;
+
+	for (n = 0; n < ctx->cmd.eps_per_thread; n++) {
+		err = kdt_post1(ctx, t->eps[n].ep, false, &t->eps[n].rmi,
+				FINAL_SYNC_RECV, KDT_SYNC_MSG_SIZE,
+				kdt_buf_cookie(n, FINAL_SYNC_RECV));
 		if (err)
 			return err;
 	}
@@ -847,6 +934,12 @@ static int kdt_transaction_run(struct kdt_thread *t)
 
 	start = ktime_get_ns();
 	for (it = 0; it < cmd->num_iterations; it++) {
+		/* the final sync's receive, before the peer can send it */
+		if (it + 1 == cmd->num_iterations) {
+			err = kdt_post_final_recv(t);
+			if (err)
+				return err;
+		}
 		for (i = 0; i < cmd->num_ops; i++) {
 			err = kdt_do_op(t, i, it + 1 != cmd->num_iterations);
 			if (err)
@@ -863,8 +956,10 @@ static int kdt_transaction_run(struct kdt_thread *t)
 			}
 		}
 	}
+	err = kdt_final_sync(t);
+	/* dapltest's time includes the final sync */
 	t->time_us = div_u64(ktime_get_ns() - start, NSEC_PER_USEC);
-	return 0;
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -938,40 +1033,6 @@ int kdt_tt_setup_thread(struct kdt_thread *t)
 	return 0;
 }
 
-static bool kdt_ep_open(struct kdt_ep *e)
-{
-	DAT_EP_STATE state;
-
-	return e->ep && dat_ep_get_status(e->ep, &state, NULL, NULL) ==
-			DAT_SUCCESS && state != DAT_EP_STATE_DISCONNECTED &&
-	       state != DAT_EP_STATE_UNCONNECTED;
-}
-
-/*
- * After a good test, let the peer disconnect first, for a while: OFA's
- * uDAPL, which waits without bound for its disconnect event on each
- * endpoint, was seen not to get it (for minutes) when a kDAPL peer had
- * disconnected first, but gets it when it disconnects first itself. The
- * server waits longer than the client: two kdapltests wait for each
- * other only the client's time.
- */
-static void kdt_wait_peer_disconnect(struct kdt_thread *t)
-{
-	struct kdt_ctx *ctx = t->ctx;
-	unsigned long end = jiffies + msecs_to_jiffies(ctx->is_server ?
-						       2 * KDT_PEER_DISC_MS :
-						       KDT_PEER_DISC_MS);
-	unsigned int n;
-
-	if (kdt_failed(ctx))
-		return;
-	for (n = 0; n < ctx->cmd.eps_per_thread; n++) {
-		while (kdt_ep_open(&t->eps[n]) && time_before(jiffies, end))
-			wait_event_timeout(t->eps[n].conn.wq, kdt_failed(ctx),
-					   HZ / 50);
-	}
-}
-
 static void kdt_ep_teardown(struct kdt_thread *t, struct kdt_ep *e)
 {
 	struct kdt_ctx *ctx = t->ctx;
@@ -1003,7 +1064,9 @@ static void kdt_thread_teardown(struct kdt_thread *t)
 
 	if (!t->eps)
 		return;
-	kdt_wait_peer_disconnect(t);
+	/* the client sent the final syncs: the server closes first */
+	for (n = 0; !t->ctx->is_server && n < t->ctx->cmd.eps_per_thread; n++)
+		kdt_wait_peer_close(t->ctx, t->eps[n].ep, &t->eps[n].conn);
 	for (n = 0; n < t->ctx->cmd.eps_per_thread; n++)
 		kdt_ep_teardown(t, &t->eps[n]);
 	if (t->pz)
