@@ -4,27 +4,31 @@
 # kdapltest suite and judge the run like `make check` (kdapl-report:
 # results, splats, leaks).
 #
-#   scripts/dev-kdapltest.sh [interop|fft]
+#   scripts/dev-kdapltest.sh [interop|fft|loop]
 #
 # interop (the default): suite kdapltest_interop, OFA dapltest against
-# kdapltest.ko (scripts/guest/dev-kdapltest.sh); fft: suite
-# kdapltest_fft, the limit and function feature tests
-# (scripts/guest/dev-kdapltest-fft.sh).
+# kdapltest.ko; fft: suite kdapltest_fft, the limit and function feature
+# tests (both scripts/guest/dev-kdapltest.sh); loop: suite
+# kdapltest_loop, for intermittent interop problems: the issue's
+# transaction test and -T P repeated in one boot, OFA against OFA (the
+# control), OFA against kdapltest both ways, kdapltest against itself
+# (scripts/guest/dev-kdapltest-loop.sh; about 25 minutes).
 #
-# The run directory is build/guest-kdapltest (build/guest-kdapltest-fft);
-# console.log has everything, the guest's logs of the suite are printed
-# on failure (KTAP comments).
+# The run directory is build/guest-kdapltest-<suite>; console.log has
+# everything, the guest's logs of the suite are printed on failure
+# (KTAP comments).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+guest=scripts/guest/dev-kdapltest.sh
+tmo=900
 case "${1:-interop}" in
-interop)
-	suite=kdapltest_interop guest=scripts/guest/dev-kdapltest.sh
-	run=$top/build/guest-kdapltest ;;
-fft)
-	suite=kdapltest_fft guest=scripts/guest/dev-kdapltest-fft.sh
-	run=$top/build/guest-kdapltest-fft ;;
+interop) suite=kdapltest_interop ;;
+fft) suite=kdapltest_fft ;;
+loop)
+	suite=kdapltest_loop guest=scripts/guest/dev-kdapltest-loop.sh
+	tmo=1700 ;;
 *)
-	echo "usage: $0 [interop|fft]" >&2
+	echo "usage: $0 [interop|fft|loop]" >&2
 	exit 2 ;;
 esac
 ktree=$("$top/scripts/build-kernel.sh" debug | tail -n 1)
@@ -32,9 +36,12 @@ make -C "$top" modules >/dev/null
 cmake -S "$top/tools" -B "$top/build/tools" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	>/dev/null
 cmake --build "$top/build/tools" -j2 --target kdapltest kdapl-report >/dev/null
+run=$top/build/guest-$suite
+mkdir -p "$run"
+echo "$suite" >"$run/suite"
 rc=0
 "$top/scripts/run-guest.sh" "$ktree" "$run" "$guest" \
-	"${KDAPL_GUEST_TIMEOUT:-900}" || rc=$?
+	"${KDAPL_GUEST_TIMEOUT:-$tmo}" || rc=$?
 touch "$run/out/results.ktap"
 "$top/build/tools/report/kdapl-report" --results "$run/out/results.ktap" \
 	--console "$run/console.log" --expect "$suite" \

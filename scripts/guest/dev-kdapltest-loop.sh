@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of scripts/dev-kdapltest-loop.sh: the transaction
+# Guest side of `scripts/dev-kdapltest.sh loop`: the issue's transaction
 # test (each followed by -T P RW and RR) many times in one boot: OFA
 # against OFA (server siwB in namespace b, client siwA: the control),
 # OFA's server (siwB) with our client (siwA), our server (siwA) with
@@ -24,13 +24,7 @@ kdt_ofa_server_start() {
 	KDT_OFA_PID=$!
 	kdt_wait_ready "$KDT_OFA_PID" "${KDT_LOG}ofa-server.log"
 }
-guest_marker "cpus=$(nproc)"
-setup_test_hosts || echo "kdapl-guest: test hosts failed"
-setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
-echo clear >/sys/kernel/debug/kmemleak
-insmod "$MODDIR/kdapl.ko"
-insmod "$MODDIR/kiwarp.ko"
-add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+dev_guest_begin
 insmod "$MODDIR/kdapltest.ko"
 kdt_datconf
 : >"${KDT_LOG}loop-perf.txt"
@@ -41,6 +35,7 @@ fails=0
 kdt_ofa_server_start >"${KDT_LOG}start.log" 2>&1 || cat "${KDT_LOG}start.log"
 for i in $(seq 1 5); do
 	start=$(cut -d' ' -f1 /proc/uptime)
+	# shellcheck disable=SC2086 # KDT_OPS: the op list, as words
 	env DAT_OVERRIDE="$KDT_DATCONF" timeout 90 stdbuf -oL -eL dapltest \
 		-T T -s "$HOST_B_ADDR" -D ofa-v2-veth0 -i "$KDT_ITER" -t 2 -w 2 \
 		-V $KDT_OPS >"${KDT_LOG}loop-ofa-ofa.log" 2>&1
@@ -176,8 +171,4 @@ echo "# perf runs:"
 sed 's/^/# /' "${KDT_LOG}loop-perf.txt"
 dmesg | grep -i "siw" | tail -n 30
 rmmod kdapltest
-rmmod kiwarp
-rmmod kdapl
-sleep 6
-echo scan >/sys/kernel/debug/kmemleak
-guest_marker done
+dev_guest_end

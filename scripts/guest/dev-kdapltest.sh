@@ -1,21 +1,15 @@
 #!/bin/bash
 # Guest side of scripts/dev-kdapltest.sh: the test hosts, kdapl.ko and
-# kiwarp.ko with kw0..kw2,
-# then only suite kdapltest_interop (scripts/guest/kdapltest.sh).
+# kiwarp.ko with kw0..kw2, then only the kdapltest suite named in
+# $KDAPL_RUN/suite (kdapltest_interop or kdapltest_fft, functions of
+# scripts/guest/kdapltest.sh).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 
-guest_marker "cpus=$(nproc)"
-setup_test_hosts || echo "kdapl-guest: test hosts failed"
-setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
-echo clear >/sys/kernel/debug/kmemleak
-insmod "$MODDIR/kdapl.ko"
-insmod "$MODDIR/kiwarp.ko"
-add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
-kdapltest_interop_suite
-rmmod kiwarp
-rmmod kdapl
-sleep 6
-echo scan >/sys/kernel/debug/kmemleak
-guest_marker done
+dev_guest_begin
+case "$(cat "$KDAPL_RUN/suite" 2>/dev/null)" in
+kdapltest_fft) kdapltest_fft_suite ;;
+*) kdapltest_interop_suite ;;
+esac
+dev_guest_end

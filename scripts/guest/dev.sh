@@ -4,13 +4,7 @@
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 
-guest_marker "cpus=$(nproc)"
-setup_test_hosts || echo "kdapl-guest: test hosts failed"
-setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
-echo clear >/sys/kernel/debug/kmemleak
-insmod "$MODDIR/kdapl.ko"
-insmod "$MODDIR/kiwarp.ko"
-add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+dev_guest_begin
 # kdapl_rping needs userspace rping around it (lib.sh).
 grep -v '^\(k[a-z]*_rping_test\|guest\) ' "$KDAPL_RUN/only" >/tmp/dev-only || true
 run_kunit_suites /tmp/dev-only
@@ -27,8 +21,4 @@ fi
 if grep -q '^guest kiwarp_unload_live' "$KDAPL_RUN/only"; then
 	kiwarp_unload_live_suite
 fi
-grep -q '^kiwarp ' /proc/modules && rmmod kiwarp
-rmmod kdapl
-sleep 6
-echo scan >/sys/kernel/debug/kmemleak
-guest_marker done
+dev_guest_end

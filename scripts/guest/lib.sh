@@ -65,6 +65,29 @@ guest_marker() {
 	echo "# kdapl-guest: $*" >>"$RESULTS"
 }
 
+# dev_guest_begin / dev_guest_end: prologue and epilogue of the
+# development guest scripts (dev.sh, dev-kdapltest*.sh): the two test
+# hosts and kiwarp's, kmemleak cleared, kdapl.ko and kiwarp.ko with
+# kw0..kw2 loaded; then both unloaded (if still there) and kmemleak
+# scanned, which the host's kdapl-report judges.
+dev_guest_begin() {
+	guest_marker "cpus=$(nproc)"
+	setup_test_hosts || echo "kdapl-guest: test hosts failed"
+	setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
+	echo clear >/sys/kernel/debug/kmemleak
+	insmod "$MODDIR/kdapl.ko"
+	insmod "$MODDIR/kiwarp.ko"
+	add_kiwarp_device || echo "kdapl-guest: rdma link add kw0..kw2 failed"
+}
+
+dev_guest_end() {
+	grep -q '^kiwarp ' /proc/modules && rmmod kiwarp
+	grep -q '^kdapl ' /proc/modules && rmmod kdapl
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	guest_marker done
+}
+
 # insmod/rmmod from the static busybox: Debian's kmod pulls in libcrypto,
 # and loading that over 9p for every call costs seconds under TCG.
 insmod() { busybox insmod "$@"; }
