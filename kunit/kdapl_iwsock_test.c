@@ -35,6 +35,7 @@
 #include <dat2/dat_iw_extensions.h>
 
 #include "kdapl_test.h"
+#include "test_net.h"
 
 #define ADDR_A	"203.0.113.1"
 #define ADDR_B	"203.0.113.2"
@@ -84,21 +85,6 @@ static void host_open(struct kunit *test, struct host *h, char *name)
 					DAT_EVD_CR_FLAG, &h->cr));
 }
 
-static struct net *find_net(const char *ifname)
-{
-	struct net *net, *found = NULL;
-
-	rtnl_lock();
-	for_each_net(net) {
-		if (__dev_get_by_name(net, ifname)) {
-			found = get_net(net);
-			break;
-		}
-	}
-	rtnl_unlock();
-	return found;
-}
-
 static void sin_make(struct sockaddr_in *sin, const char *ip, u16 port)
 {
 	memset(sin, 0, sizeof(*sin));
@@ -114,7 +100,7 @@ static int iws_init(struct kunit *test)
 	if (!c)
 		return -ENOMEM;
 	test->priv = c;
-	c->net_b = find_net("veth5");
+	c->net_b = test_find_net("veth5");
 	if (!c->net_b)
 		return -ENODEV;
 	host_open(test, &c->a, "kw1");

@@ -42,6 +42,7 @@
 #include <dat2/dat_iw_extensions.h>
 
 #include "kdapl_test.h"
+#include "test_net.h"
 
 static int count = 100;
 module_param(count, int, 0444);
@@ -91,21 +92,6 @@ struct rp {
 	u64 seen;		/* cookies of completions not yet waited for */
 };
 
-static struct net *find_net(const char *ifname)
-{
-	struct net *net, *found = NULL;
-
-	rtnl_lock();
-	for_each_net(net) {
-		if (__dev_get_by_name(net, ifname)) {
-			found = get_net(net);
-			break;
-		}
-	}
-	rtnl_unlock();
-	return found;
-}
-
 static void mem_make(struct kunit *test, struct rp *r, size_t len,
 		     struct mem *m)
 {
@@ -130,7 +116,7 @@ static int rp_init(struct kunit *test)
 	if (!r)
 		return -ENOMEM;
 	test->priv = r;
-	r->net = find_net(OUR_IF);
+	r->net = test_find_net(OUR_IF);
 	if (!r->net)
 		return -ENODEV;
 	r->async = DAT_HANDLE_NULL;

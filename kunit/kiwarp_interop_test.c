@@ -38,6 +38,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kiwarp.h"
+#include "test_net.h"
 
 #define OURS_ADDR	"198.51.100.1"
 #define SIW_ADDR	"198.51.100.2"
@@ -102,23 +103,6 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 static bool cm_wait(struct cm_ctx *c, int ev)
 {
 	return wait_event_timeout(c->wq, test_bit(ev, &c->events), TMO) > 0;
-}
-
-static struct net *find_net(const char *ifname)
-{
-	struct net *net, *found = NULL;
-	struct net_device *nd;
-
-	rtnl_lock();
-	for_each_net(net) {
-		nd = __dev_get_by_name(net, ifname);
-		if (nd) {
-			found = get_net(net);
-			break;
-		}
-	}
-	rtnl_unlock();
-	return found;
 }
 
 static void make_addr(struct sockaddr_in *sin, const char *ip, u16 port)
@@ -385,7 +369,7 @@ static void check_cport(struct kunit *test, struct rdma_cm_id *cid,
 
 static struct net *side_net(const struct side *s)
 {
-	return s->netdev ? find_net(s->netdev) : get_net(&init_net);
+	return s->netdev ? test_find_net(s->netdev) : get_net(&init_net);
 }
 
 /* What a test does on the connection: */

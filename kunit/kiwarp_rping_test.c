@@ -53,6 +53,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "kiwarp.h"
+#include "test_net.h"
 
 static int count = 100;
 module_param(count, int, 0444);
@@ -140,22 +141,6 @@ static int rp_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 static bool rp_wait_ev(struct rp_ep *e, int ev, unsigned long tmo)
 {
 	return wait_event_timeout(e->wq, test_bit(ev, &e->events), tmo) > 0;
-}
-
-/* The namespace holding the netdev @ifname. */
-static struct net *rp_find_net(const char *ifname)
-{
-	struct net *net, *found = NULL;
-
-	rtnl_lock();
-	for_each_net(net) {
-		if (__dev_get_by_name(net, ifname)) {
-			found = get_net(net);
-			break;
-		}
-	}
-	rtnl_unlock();
-	return found;
 }
 
 /* @ip (IPv4 or IPv6) and @port as a socket address. */
@@ -639,7 +624,7 @@ static struct rp_ep *rp_new(struct kunit *test, const char *name,
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->name = name;
 	init_waitqueue_head(&e->wq);
-	e->net = rp_find_net(netdev);
+	e->net = test_find_net(netdev);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, e->net, "no namespace has %s", netdev);
 	return e;
 }
