@@ -24,6 +24,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "kiwarp.h"
+#include "test_net.h"
 
 #define OURS_ADDR	"198.51.100.1"
 #define OURS_NETDEV	"veth2"
@@ -69,21 +70,6 @@ static bool wire_wait(struct wire_ctx *c, int ev)
 	return wait_event_timeout(c->wq, test_bit(ev, &c->events), TMO) > 0;
 }
 
-static struct net *wire_find_net(void)
-{
-	struct net *net, *found = NULL;
-
-	rtnl_lock();
-	for_each_net(net) {
-		if (__dev_get_by_name(net, OURS_NETDEV)) {
-			found = get_net(net);
-			break;
-		}
-	}
-	rtnl_unlock();
-	return found;
-}
-
 static int raw_send(struct socket *s, const void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
@@ -109,7 +95,7 @@ static int wire_init(struct kunit *test)
 		return -ENOMEM;
 	c->test = test;
 	init_waitqueue_head(&c->wq);
-	c->net = wire_find_net();
+	c->net = test_find_net(OURS_NETDEV);
 	test->priv = c;
 	return 0;
 }
