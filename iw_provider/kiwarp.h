@@ -354,8 +354,8 @@ struct kiwarp_zc_rec {
  */
 struct kiwarp_zc {
 	refcount_t ref;		/* the QP's + one per record in flight */
-	spinlock_t lock;	/* qp, head, tail, rec[].done/ends_wqe; the TX
-				 * work also reads head without it */
+	/* qp, head, tail, rec[].done/ends_wqe; TX also reads head bare */
+	spinlock_t lock;
 	struct kiwarp_qp *qp;	/* NULL once detached */
 	u32 head;		/* oldest record in flight */
 	u32 tail;		/* next record to take (TX work) */
