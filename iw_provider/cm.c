@@ -221,8 +221,10 @@ static int kiwarp_mpa_send(struct socket *sock, u8 *buf,
 /*
  * Report one event to iw_cm. @sock, when given, supplies the addresses
  * (a CONNECT_REQUEST's become the new cm_id's), else the cm_id's.
+ * Return: iw_cm's answer; -ENOMEM when it had no room for the event
+ * (its listener's backlog of work entries is used up).
  */
-static void kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
+static int kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
 			    int status, const void *pd, u8 pd_len, u32 ird,
 			    u32 ord, void *provider_data, struct socket *sock)
 {
@@ -242,7 +244,7 @@ static void kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
 		kernel_getsockname(sock, (struct sockaddr *)&ev.local_addr);
 		kernel_getpeername(sock, (struct sockaddr *)&ev.remote_addr);
 	}
-	id->event_handler(id, &ev);
+	return id->event_handler(id, &ev);
 }
 
 /* --- the QP's connection: socket callbacks, bind, teardown ---------- */
@@ -404,10 +406,18 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	sk->sk_state_change = qp->saved.state_change;
 	sk->sk_write_space = qp->saved.write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	if (READ_ONCE(qp->abort))
-		sock_no_linger(sk);	/* sock_release() resets */
-	else
+	if (READ_ONCE(qp->abort)) {
+		/*
+		 * A reset, now: it also wakes the TX work should it wait in
+		 * sendmsg for a window the peer never opens (sk_err), so
+		 * the flush below cannot hang on a peer that stopped reading.
+		 */
+		sock_no_linger(sk);
+		tcp_abort(sk, ECONNABORTED);
+	} else {
+		/* FIN; SEND_SHUTDOWN wakes a TX waiting for window too */
 		kernel_sock_shutdown(sock, SHUT_RDWR);
+	}
 	mutex_unlock(&qp->conn_lock);
 
 	/*
@@ -432,20 +442,7 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	mutex_lock(&qp->conn_lock);
 	ops = qp->conn_ops;
 	priv = qp->conn_priv;
-	if (qp->rx.cur_live)
-		kiwarp_cursor_end(&qp->rx.cur);
-	qp->rx.cur_live = false;
-	if (qp->rx.rq_taken) {
-		struct ib_wc wc = {
-			.wr_id = qp->rx.rwqe.wr_id,
-			.status = IB_WC_WR_FLUSH_ERR,
-			.opcode = IB_WC_RECV,
-			.qp = &qp->ibqp,
-		};
-
-		qp->rx.rq_taken = false;
-		kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc, true);
-	}
+	kiwarp_rx_release(qp);
 	WRITE_ONCE(qp->sock, NULL);
 	qp->conn_ops = NULL;
 	qp->conn_priv = NULL;
@@ -681,6 +678,26 @@ static void kiwarp_local_pref(struct mpa_frame_info *pref)
 	pref->ord = KIWARP_MAX_ORD;
 }
 
+/* Answer @cep's MPA Request with a reject Reply and close our half. */
+static void kiwarp_mpa_reject(struct kiwarp_cep *cep, const void *pdata,
+			      u8 len)
+{
+	struct mpa_frame_info rep = cep->rep;
+
+	rep.reject = true;
+	rep.v2_enhanced = false;
+	rep.ird = 0;
+	rep.ord = 0;
+	rep.p2p = false;
+	rep.zero_len_rtr = false;
+	rep.write_rtr = false;
+	rep.read_rtr = false;
+	if (len > MPA_MAX_PRIVDATA)
+		len = 0;
+	kiwarp_mpa_send(cep->sock, cep->buf, &rep, pdata, len);
+	kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+}
+
 /* Mark @cep DONE and drop it from its listener's pending list. */
 static void kiwarp_cep_finish(struct kiwarp_cep *cep)
 {
@@ -722,9 +739,23 @@ static void kiwarp_passive_work(struct work_struct *work)
 	}
 	cep->state = KIWARP_CEP_OFFERED;
 	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
-	kiwarp_cm_event(l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, pd,
-			cep->req.pd_len, cep->rep.ird, cep->rep.ord, cep,
-			cep->sock);
+	ret = kiwarp_cm_event(l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, pd,
+			      cep->req.pd_len, cep->rep.ird, cep->rep.ord, cep,
+			      cep->sock);
+	if (ret) {
+		/*
+		 * iw_cm dropped the request (its backlog is full): nobody
+		 * will accept or reject it. Take iw_cm's reference back,
+		 * reject and let go of the connection.
+		 */
+		cep->state = KIWARP_CEP_DONE;
+		kiwarp_cep_put(cep);	/* not the last: the work's is held */
+		mutex_unlock(&cep->lock);
+		mutex_unlock(&l->lock);
+		atomic64_inc(&l->kdev->cr_dropped);
+		kiwarp_mpa_reject(cep, NULL, 0);
+		goto drop;
+	}
 	mutex_unlock(&cep->lock);
 	mutex_unlock(&l->lock);
 	kiwarp_cep_put(cep);	/* the work's */
@@ -1072,28 +1103,14 @@ out:
 
 int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len)
 {
-	struct mpa_frame_info rep;
 	struct kiwarp_cep *cep;
 	bool live;
 
 	cep = kiwarp_cep_claim(id, &live);
 	if (!cep)
 		return -EINVAL;
-	if (live) {
-		rep = cep->rep;
-		rep.reject = true;
-		rep.v2_enhanced = false;
-		rep.ird = 0;
-		rep.ord = 0;
-		rep.p2p = false;
-		rep.zero_len_rtr = false;
-		rep.write_rtr = false;
-		rep.read_rtr = false;
-		if (len > MPA_MAX_PRIVDATA)
-			len = 0;
-		kiwarp_mpa_send(cep->sock, cep->buf, &rep, pdata, len);
-		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
-	}
+	if (live)
+		kiwarp_mpa_reject(cep, pdata, len);
 	kiwarp_cep_put(cep);
 	return 0;
 }

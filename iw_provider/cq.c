@@ -8,7 +8,8 @@
  * from an irq_work queued on that CPU, like a hardware RNIC's MSI-X
  * vector: a producer on that CPU queues the irq_work itself, one on
  * another CPU sends an async IPI (smp_call_function_single_async) whose
- * callback queues it. The handler is thus never called with a QP or CQ
+ * callback queues it. While that CPU is offline the producer's own CPU
+ * runs the handler (kiwarp_cq_raise). The handler is thus never called with a QP or CQ
  * lock of ours held, and may post and poll. ib_core's per-CPU completion processing
  * (and kdapl's) relies on this.
  *
@@ -44,18 +45,32 @@ static void kiwarp_cq_ipi(void *info)
 	atomic_dec(&cq->csd_inflight);
 }
 
+/*
+ * Run the CQ's handler on cq->cpu. While that CPU is offline the handler
+ * runs on the raising CPU instead (-ENXIO: not an online CPU), so no
+ * notification is lost; once it is back, notifications return to it.
+ * An irq_work or IPI already queued on a CPU going offline is run by
+ * that CPU before it dies (smpcfd_dying_cpu). Preemption is off, so
+ * cq->cpu cannot go down between the check and the IPI.
+ */
 static void kiwarp_cq_raise(struct kiwarp_cq *cq)
 {
 	int cpu = get_cpu();
+	int ret;
 
-	if (cpu == cq->cpu) {
-		irq_work_queue(&cq->notify_work);
-	} else {
+	if (cpu != cq->cpu) {
 		atomic_inc(&cq->csd_inflight);
+		ret = smp_call_function_single_async(cq->cpu, &cq->csd);
+		if (!ret)
+			goto out;
+		atomic_dec(&cq->csd_inflight);
 		/* -EBUSY: the IPI in flight will queue the irq_work */
-		if (smp_call_function_single_async(cq->cpu, &cq->csd))
-			atomic_dec(&cq->csd_inflight);
+		if (ret == -EBUSY)
+			goto out;
+		atomic64_inc(&cq->offline_raises);
 	}
+	irq_work_queue(&cq->notify_work);
+out:
 	put_cpu();
 }
 
@@ -91,6 +106,7 @@ int kiwarp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	INIT_CSD(&cq->csd, kiwarp_cq_ipi, cq);
 	atomic_set(&cq->csd_inflight, 0);
 	atomic64_set(&cq->notifies, 0);
+	atomic64_set(&cq->offline_raises, 0);
 	ibcq->cqe = cq->size;
 	return 0;
 

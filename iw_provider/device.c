@@ -32,6 +32,14 @@
 static LIST_HEAD(kiwarp_devices);
 static DEFINE_MUTEX(kiwarp_devices_lock);
 
+/*
+ * Serialises kiwarp_newlink() from its check for a device on the netdev
+ * to the device being on kiwarp_devices, so that two `rdma link add`
+ * on one netdev cannot both register. Held across ib_core registration;
+ * nothing registration or the netdev notifier calls takes it.
+ */
+static DEFINE_MUTEX(kiwarp_newlink_lock);
+
 static int kiwarp_query_device(struct ib_device *ibdev,
 			       struct ib_device_attr *attr,
 			       struct ib_udata *udata)
@@ -117,6 +125,8 @@ static int info_show(struct seq_file *m, void *v)
 		   atomic_read(&kdev->num_pd), atomic_read(&kdev->num_cq),
 		   atomic_read(&kdev->num_qp), atomic_read(&kdev->num_mr),
 		   kdev->ibdev.num_comp_vectors);
+	seq_printf(m, "requests_dropped %lld\n",
+		   atomic64_read(&kdev->cr_dropped));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(info);
@@ -196,23 +206,13 @@ static bool kiwarp_netdev_ok(struct net_device *nd)
 	return nd->type == ARPHRD_ETHER && nd->addr_len == ETH_ALEN;
 }
 
-/**
- * kiwarp_newlink() - create and register an RNIC on @netdev.
- * @name: the ib_device name (from `rdma link add <name>`)
- * @netdev: the network device it serves (IPv4 addresses only)
- *
- * Context: process; takes kiwarp_devices_lock.
- * Return: 0, -EINVAL for an unsuitable netdev, -EEXIST if @netdev has a
- * kiwarp device already, or an ib_core error.
- */
-int kiwarp_newlink(const char *name, struct net_device *netdev)
+static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 {
 	struct kiwarp_dev *kdev, *it;
 	struct ib_device *ibdev;
 	int ret;
 
-	if (!kiwarp_netdev_ok(netdev))
-		return -EINVAL;
+	lockdep_assert_held(&kiwarp_newlink_lock);
 	mutex_lock(&kiwarp_devices_lock);
 	list_for_each_entry(it, &kiwarp_devices, list) {
 		if (it->netdev == netdev) {
@@ -267,6 +267,27 @@ out_dealloc:
 	xa_destroy(&kdev->qp_xa);
 	xa_destroy(&kdev->mr_xa);
 	ib_dealloc_device(ibdev);
+	return ret;
+}
+
+/**
+ * kiwarp_newlink() - create and register an RNIC on @netdev.
+ * @name: the ib_device name (from `rdma link add <name>`)
+ * @netdev: the network device it serves (IPv4 addresses only)
+ *
+ * Context: process; takes kiwarp_newlink_lock, kiwarp_devices_lock.
+ * Return: 0, -EINVAL for an unsuitable netdev, -EEXIST if @netdev has a
+ * kiwarp device already, or an ib_core error.
+ */
+int kiwarp_newlink(const char *name, struct net_device *netdev)
+{
+	int ret;
+
+	if (!kiwarp_netdev_ok(netdev))
+		return -EINVAL;
+	mutex_lock(&kiwarp_newlink_lock);
+	ret = kiwarp_newlink_locked(name, netdev);
+	mutex_unlock(&kiwarp_newlink_lock);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(kiwarp_newlink, KIWARP_INTERNAL);

@@ -86,6 +86,7 @@ struct kiwarp_dev {
 	atomic_t num_cq;
 	atomic_t num_qp;
 	atomic_t num_mr;
+	atomic64_t cr_dropped;	/* connection requests iw_cm had no room for */
 	struct dentry *debugfs;
 };
 
@@ -111,8 +112,9 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  * @notify_work runs ibcq.comp_handler in hard irq context on @cpu, the
  * CPU of the CQ's completion vector: queued there directly, or through
  * @csd (an async IPI to @cpu, counted in @csd_inflight) from another
- * CPU. destroy_cq waits for @csd_inflight to drop to zero, then
- * irq_work_sync().
+ * CPU; on the raising CPU while @cpu is offline (@offline_raises
+ * counts those). destroy_cq waits for @csd_inflight to drop to zero,
+ * then irq_work_sync().
  */
 struct kiwarp_cq {
 	struct ib_cq ibcq;
@@ -128,6 +130,7 @@ struct kiwarp_cq {
 	call_single_data_t csd;
 	atomic_t csd_inflight;
 	atomic64_t notifies;
+	atomic64_t offline_raises;
 };
 
 static inline struct kiwarp_cq *to_kcq(struct ib_cq *cq)
@@ -275,10 +278,21 @@ struct kiwarp_rx {
 	u32 trl_need;
 	u32 trl_got;
 	u32 crc;
-	bool rq_taken;		/* current SEND consumes rq head */
-	struct kiwarp_rwqe rwqe; /* the receive WQE of the current SEND */
-	struct kiwarp_cursor cur;	/* placement target of this FPDU */
-	bool cur_live;		/* @cur holds state (may hold an MR) */
+	struct kiwarp_rwqe rwqe; /* copy of the Send's receive WQE */
+	/*
+	 * Two placement contexts, as DDP has two models: @scur walks the
+	 * receive WQE of the Send in progress and lives across its
+	 * segments (holding the MR of the SGE it stands in); @tcur is the
+	 * tagged range of one Write or Read Response segment. Tagged
+	 * segments may come between the segments of a Send, so neither
+	 * may touch the other. @place is the one this FPDU's payload
+	 * goes to. A cursor's *_live flag says it may hold an MR.
+	 */
+	struct kiwarp_cursor scur;
+	struct kiwarp_cursor tcur;
+	struct kiwarp_cursor *place;
+	bool scur_live;
+	bool tcur_live;
 	bool discarding;	/* payload goes to @discard */
 	u16 mpa_len;
 	u32 msg_len;		/* bytes of the current message so far */
@@ -399,7 +413,11 @@ struct kiwarp_sk_saved {
  *   state change is kiwarp_qp_set_state_locked() (qp.c).
  *  @sq_lock (irq safe) protects the SQ ring (@sq_*), ORQ (@orq_*), IRQ
  *   (@irq_*) indices and contents.
- *  @rq_lock (irq safe) protects the RQ ring.
+ *  @rq_lock (irq safe) protects the RQ ring and @rq_held. While a Send
+ *   is being placed, its receive WQE stays at @rq_head with @rq_held
+ *   set; only the parser completing it, or kiwarp_qp_down_work() once
+ *   no parser runs, completes it and moves @rq_head on. A flush leaves
+ *   the ring alone meanwhile, so receives complete in posting order.
  *  @conn_lock (mutex) serialises connection bind and teardown and
  *   protects @sock, @cm_id, @saved_* callbacks. The socket callbacks
  *   read sk_user_data under sk_callback_lock.
@@ -444,6 +462,7 @@ struct kiwarp_qp {
 	u32 rq_size;
 	u32 rq_head;
 	u32 rq_tail;
+	bool rq_held;		/* rq[rq_head] is the Send being placed */
 
 	struct mutex conn_lock;	/* sock, conn_ops/priv, saved callbacks */
 	struct socket *sock;
@@ -562,6 +581,7 @@ void kiwarp_qp_kick_tx(struct kiwarp_qp *qp);
 void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
 void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);
+void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp);
 void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp);
 
 /* cm.c */
@@ -592,6 +612,7 @@ void kiwarp_sk_state_change(struct sock *sk);
 void kiwarp_tx_work(struct work_struct *work);
 void kiwarp_rx_work(struct work_struct *work);
 void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk);
+void kiwarp_rx_release(struct kiwarp_qp *qp);
 
 /* zc.c */
 int kiwarp_zc_attach(struct kiwarp_qp *qp);

@@ -366,16 +366,19 @@ void kiwarp_qp_flush_sq(struct kiwarp_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 }
 
-/* Complete all posted receives with a flush error. Context: any. */
-void kiwarp_qp_flush_rq(struct kiwarp_qp *qp)
+/*
+ * Complete all posted receives with a flush error, unless the oldest
+ * is held by a Send being placed (kiwarp_qp.rq_held): the one ending
+ * that Send flushes the rest after it. Called with rq_lock held.
+ */
+void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp)
 {
 	struct kiwarp_cq *cq = to_kcq(qp->ibqp.recv_cq);
-	unsigned long flags;
 	struct ib_wc wc;
 
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (kiwarp_qp_state(qp) != KIWARP_QPS_ERROR)
-		goto out;
+	lockdep_assert_held(&qp->rq_lock);
+	if (kiwarp_qp_state(qp) != KIWARP_QPS_ERROR || qp->rq_held)
+		return;
 	while (qp->rq_head != qp->rq_tail) {
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = qp->rq[qp->rq_head & (qp->rq_size - 1)].wr_id;
@@ -385,7 +388,15 @@ void kiwarp_qp_flush_rq(struct kiwarp_qp *qp)
 		kiwarp_cq_add(cq, &wc, true);
 		qp->rq_head++;
 	}
-out:
+}
+
+/* kiwarp_qp_flush_rq_locked(), taking rq_lock. Context: any. */
+void kiwarp_qp_flush_rq(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	kiwarp_qp_flush_rq_locked(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 

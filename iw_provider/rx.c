@@ -128,22 +128,22 @@ static int kiwarp_rx_begin_send(struct kiwarp_qp *qp)
 						       DDP_ECODE_UT_INVALID_MO);
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		if (qp->rq_head != qp->rq_tail) {
+			/* held at the head until complete (kiwarp_qp.rq_held) */
 			rx->rwqe = qp->rq[qp->rq_head & (qp->rq_size - 1)];
-			qp->rq_head++;
+			qp->rq_held = true;
 			got = true;
 		}
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 		if (!got)
 			return kiwarp_rx_untagged_fail(qp,
 						       DDP_ECODE_UT_NO_BUFFER);
-		rx->rq_taken = true;
 		rx->in_send = true;
 		rx->in_op = rx->dh.opcode;
 		rx->msg_len = 0;
-		kiwarp_cursor_init(&rx->cur, qp, rx->rwqe.sge,
+		kiwarp_cursor_init(&rx->scur, qp, rx->rwqe.sge,
 				   rx->rwqe.num_sge, IB_ACCESS_LOCAL_WRITE,
 				   false);
-		rx->cur_live = true;
+		rx->scur_live = true;
 	} else if (rx->dh.opcode != rx->in_op) {
 		return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
 				      RDMAP_ETYPE_REMOTE_OPERATION,
@@ -153,6 +153,7 @@ static int kiwarp_rx_begin_send(struct kiwarp_qp *qp)
 		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_INVALID_MO);
 	if (rx->pay_len > rx->rwqe.total_len - rx->msg_len)
 		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_TOO_LONG);
+	rx->place = &rx->scur;
 	return 0;
 }
 
@@ -179,12 +180,13 @@ static int kiwarp_rx_begin_read_resp(struct kiwarp_qp *qp)
 		return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
 				      DDP_ECODE_T_BASE_BOUNDS);
 	/* our own sink SGE, checked when the Read was sent */
-	rx->cur.one.addr = rx->dh.to;
-	rx->cur.one.length = rx->pay_len;
-	rx->cur.one.lkey = rx->dh.stag;
-	kiwarp_cursor_init(&rx->cur, qp, &rx->cur.one, 1,
+	rx->tcur.one.addr = rx->dh.to;
+	rx->tcur.one.length = rx->pay_len;
+	rx->tcur.one.lkey = rx->dh.stag;
+	kiwarp_cursor_init(&rx->tcur, qp, &rx->tcur.one, 1,
 			   IB_ACCESS_LOCAL_WRITE, false);
-	rx->cur_live = true;
+	rx->tcur_live = true;
+	rx->place = &rx->tcur;
 	return 0;
 }
 
@@ -202,9 +204,10 @@ static int kiwarp_rx_begin(struct kiwarp_qp *qp)
 					      IB_ACCESS_REMOTE_WRITE);
 		if (ecode)
 			return kiwarp_rx_tagged_fail(qp, ecode);
-		kiwarp_cursor_tagged(&rx->cur, qp, h->stag, h->to,
+		kiwarp_cursor_tagged(&rx->tcur, qp, h->stag, h->to,
 				     rx->pay_len, IB_ACCESS_REMOTE_WRITE);
-		rx->cur_live = true;
+		rx->tcur_live = true;
+		rx->place = &rx->tcur;
 		return 0;
 	case RDMAP_READ_RESP:
 		return kiwarp_rx_begin_read_resp(qp);
@@ -232,11 +235,48 @@ static int kiwarp_rx_begin(struct kiwarp_qp *qp)
 	}
 }
 
-static void kiwarp_rx_cursor_end(struct kiwarp_rx *rx)
+/* The tagged segment is placed: drop its MR. */
+static void kiwarp_rx_tagged_end(struct kiwarp_rx *rx)
 {
-	if (rx->cur_live)
-		kiwarp_cursor_end(&rx->cur);
-	rx->cur_live = false;
+	if (rx->tcur_live)
+		kiwarp_cursor_end(&rx->tcur);
+	rx->tcur_live = false;
+}
+
+/**
+ * kiwarp_rx_release() - drop what the parser holds of a connection.
+ * @qp: the QP; no parser runs (kiwarp_qp_down_work() stopped them)
+ *
+ * Releases the MRs of both placement contexts and flushes the receive
+ * WQE of an interrupted Send (qp->rq_held), ahead of those behind it.
+ */
+void kiwarp_rx_release(struct kiwarp_qp *qp)
+{
+	struct kiwarp_rx *rx = &qp->rx;
+	unsigned long flags;
+
+	kiwarp_rx_tagged_end(rx);
+	if (rx->scur_live)
+		kiwarp_cursor_end(&rx->scur);
+	rx->scur_live = false;
+	rx->place = NULL;
+	rx->in_send = false;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->rq_held) {
+		struct ib_wc wc = {
+			.wr_id = qp->rq[qp->rq_head & (qp->rq_size - 1)].wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc, true);
+		qp->rq_head++;
+		qp->rq_held = false;
+		kiwarp_qp_flush_rq_locked(qp);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 
 static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
@@ -244,12 +284,14 @@ static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
 	struct kiwarp_rx *rx = &qp->rx;
 	u8 op = rx->dh.opcode;
 	struct ib_wc wc = {};
+	unsigned long flags;
 	int ecode;
 
 	rx->msg_len += rx->pay_len;
 	if (!rx->dh.last)
 		return 0;
-	kiwarp_rx_cursor_end(rx);
+	kiwarp_cursor_end(&rx->scur);
+	rx->scur_live = false;
 	wc.wr_id = rx->rwqe.wr_id;
 	wc.status = IB_WC_SUCCESS;
 	wc.opcode = IB_WC_RECV;
@@ -265,11 +307,16 @@ static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 		wc.ex.invalidate_rkey = rx->dh.stag;
 	}
-	rx->rq_taken = false;
 	rx->in_send = false;
 	rx->msn[DDP_QN_SEND]++;
+	/* completed before any flush of the WQEs behind it */
+	spin_lock_irqsave(&qp->rq_lock, flags);
 	kiwarp_cq_add(to_kcq(qp->ibqp.recv_cq), &wc,
 		      op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV);
+	qp->rq_head++;
+	qp->rq_held = false;
+	kiwarp_qp_flush_rq_locked(qp);	/* the QP went to ERROR meanwhile */
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	return 0;
 }
 
@@ -281,7 +328,7 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 	bool done = false, bad = false;
 	u32 idx = 0;
 
-	kiwarp_rx_cursor_end(rx);
+	kiwarp_rx_tagged_end(rx);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->orq_head != qp->orq_tail) {
 		o = &qp->orq[qp->orq_head % qp->orq_size];
@@ -353,7 +400,7 @@ static int kiwarp_rx_finish(struct kiwarp_qp *qp)
 	qp->stats.rx_bytes += rx->pay_len;
 	switch (rx->dh.opcode) {
 	case RDMAP_WRITE:
-		kiwarp_rx_cursor_end(rx);
+		kiwarp_rx_tagged_end(rx);
 		return 0;
 	case RDMAP_READ_RESP:
 		return kiwarp_rx_finish_read_resp(qp);
@@ -426,16 +473,16 @@ static int kiwarp_rx_payload(struct kiwarp_qp *qp)
 		p = rx->discard;
 		len = min_t(u32, want, sizeof(rx->discard));
 	} else {
-		n = kiwarp_cursor_piece(&rx->cur, want, &p, &len);
+		n = kiwarp_cursor_piece(rx->place, want, &p, &len);
 		if (n == -EACCES)
-			return kiwarp_rx_tagged_fail(qp, rx->cur.ecode);
+			return kiwarp_rx_tagged_fail(qp, rx->place->ecode);
 		if (n)
 			return kiwarp_rx_fail(qp, TERM_LAYER_DDP,
 					      DDP_ETYPE_CATASTROPHIC, 0);
 	}
 	n = kiwarp_rx_recv(qp, p, len);
 	if (!rx->discarding && (n <= 0 || n < len))
-		rx->cur.off -= len - max(n, 0);	/* give back the rest */
+		rx->place->off -= len - max(n, 0);	/* give back the rest */
 	if (n <= 0)
 		return n;
 	if (qp->crc)

@@ -427,6 +427,30 @@ static DAT_RETURN pz_lookup(struct kdapl_ia *ia, DAT_PZ_HANDLE h,
 	return DAT_SUCCESS;
 }
 
+/*
+ * Are the objects an EP is about to use still valid? Asked under the
+ * IA's lock, which their free paths take to check their users and
+ * remove their handles (dat_pz_free(), dat_evd_free()): a PZ or EVD
+ * looked up before the lock and freed since is never attached.
+ */
+static DAT_RETURN ep_refs_present(struct kdapl_pz *pz, struct kdapl_evd *recv,
+				  struct kdapl_evd *req,
+				  struct kdapl_evd *conn)
+{
+	if (pz && !kdapl_hobj_present(&kdapl.handles, &pz->base.hobj))
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	if (recv && !kdapl_hobj_present(&kdapl.handles, &recv->base.hobj))
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_RECV);
+	if (req && !kdapl_hobj_present(&kdapl.handles, &req->base.hobj))
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (conn && !kdapl_hobj_present(&kdapl.handles, &conn->base.hobj))
+		return DAT_ERROR(DAT_INVALID_HANDLE,
+				 DAT_INVALID_HANDLE_EVD_CONN);
+	return DAT_SUCCESS;
+}
+
 /**
  * kdapl_ep_new() - create an endpoint
  * @ia: the IA; its lock held, open and alive
@@ -451,6 +475,9 @@ DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
 	DAT_RETURN ret;
 
 	lockdep_assert_held(&ia->lock);
+	ret = ep_refs_present(pz, recv, req, conn);
+	if (ret != DAT_SUCCESS)
+		goto err_refs;
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep) {
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
@@ -527,6 +554,7 @@ err_refs:
 	put_lookups(pz, recv, req, conn);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(kdapl_ep_new, KDAPL_INTERNAL);
 
 /**
  * dat_ep_create() - create an endpoint
@@ -789,6 +817,8 @@ DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle,
 	spin_lock_irq(&ep->lock);
 	ret = kdapl_ep_state_check(ep->state, op);
 	spin_unlock_irq(&ep->lock);
+	if (ret == DAT_SUCCESS)
+		ret = ep_refs_present(pz, recv, req, conn);
 	if (ret != DAT_SUCCESS)
 		goto out_unlock;
 	attr = ep->attr;

@@ -316,21 +316,14 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_evd_create, KDAPL_INTERNAL);
 
-/**
- * kdapl_evd_destroy() - free an EVD
- * @evd: the EVD; the caller passes the creator's reference
- *
- * Removes the handle, stops upcalls and waits for the one in progress,
- * then drops the creator's reference.
- *
- * Context: process context, not from an upcall; sleeps.
+/*
+ * The rest of kdapl_evd_destroy(), for the caller that removed the
+ * handle: device resources, upcalls, the creator's reference.
  */
-void kdapl_evd_destroy(struct kdapl_evd *evd)
+static void kdapl_evd_teardown(struct kdapl_evd *evd)
 {
 	struct kdapl_ia *ia = evd->base.ia;
 
-	if (!kdapl_hobj_remove(&kdapl.handles, &evd->base.hobj))
-		return;
 	if (ia && evd->cq) {
 		mutex_lock(&ia->lock);
 		kdapl_evd_release_device(evd);
@@ -349,6 +342,21 @@ void kdapl_evd_destroy(struct kdapl_evd *evd)
 		kdapl_hobj_put(&ia->base.hobj);
 	}
 	kdapl_hobj_put(&evd->base.hobj);
+}
+
+/**
+ * kdapl_evd_destroy() - free an EVD
+ * @evd: the EVD; the caller passes the creator's reference
+ *
+ * Removes the handle, stops upcalls and waits for the one in progress,
+ * then drops the creator's reference.
+ *
+ * Context: process context, not from an upcall; sleeps.
+ */
+void kdapl_evd_destroy(struct kdapl_evd *evd)
+{
+	if (kdapl_hobj_remove(&kdapl.handles, &evd->base.hobj))
+		kdapl_evd_teardown(evd);
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_evd_destroy, KDAPL_INTERNAL);
 
@@ -812,24 +820,46 @@ DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
 {
 	struct kdapl_evd *evd;
 	DAT_RETURN ret = DAT_SUCCESS;
+	bool removed = false;
 	struct kdapl_ia *ia;
-	bool is_async;
 
 	evd = kdapl_evd_get(evd_handle);
 	if (!evd)
 		return bad_evd();
-	/* RCU: see report_overflow() */
+	if (!in_task()) {
+		kdapl_obj_put(&evd->base);
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	}
+	/*
+	 * RCU: see report_overflow(); a destroy in progress drops the EVD's
+	 * IA reference only after a grace period, so ours can be taken.
+	 */
 	rcu_read_lock();
 	ia = READ_ONCE(evd->base.ia);
-	is_async = ia && READ_ONCE(ia->async_evd) == evd;
+	if (ia)
+		kdapl_hobj_ref(&ia->base.hobj);
 	rcu_read_unlock();
-	if (!in_task() || atomic_read(&evd->users) || is_async) {
+	/*
+	 * Users are raised under the IA's lock by an EP that checked the
+	 * EVD's handle there (kdapl_ep_new(), dat_ep_modify()): checking
+	 * them and removing the handle under that lock leaves no window
+	 * for an EP to attach to an EVD being destroyed.
+	 */
+	if (ia)
+		mutex_lock(&ia->lock);
+	if (atomic_read(&evd->users) || (ia && ia->async_evd == evd))
 		ret = DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
-		kdapl_obj_put(&evd->base);
-		return ret;
-	}
-	/* Our lookup reference keeps @evd alive across the destroy. */
-	kdapl_evd_destroy(evd);
+	else if (!kdapl_hobj_remove(&kdapl.handles, &evd->base.hobj))
+		ret = bad_evd();
+	else
+		removed = true;
+	if (ia)
+		mutex_unlock(&ia->lock);
+	/* Our lookup reference keeps @evd alive across the teardown. */
+	if (removed)
+		kdapl_evd_teardown(evd);
+	if (ia)
+		kdapl_hobj_put(&ia->base.hobj);
 	kdapl_obj_put(&evd->base);
 	return ret;
 }

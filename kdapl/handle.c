@@ -230,6 +230,24 @@ bool kdapl_hobj_remove(struct kdapl_htable *tbl, struct kdapl_hobj *obj)
 EXPORT_SYMBOL_NS_GPL(kdapl_hobj_remove, KDAPL_INTERNAL);
 
 /**
+ * kdapl_hobj_present() - is @obj's handle still valid?
+ * @tbl: the table
+ * @obj: an object the caller holds a reference on
+ *
+ * A reference keeps the memory, not the handle. A caller that looked an
+ * object up and then takes the lock its free path takes (a PZ's or an
+ * EVD's IA lock) asks this under that lock before it makes the object
+ * used: false means it was freed in between.
+ *
+ * Context: any.
+ */
+bool kdapl_hobj_present(struct kdapl_htable *tbl, const struct kdapl_hobj *obj)
+{
+	return xa_load(&tbl->xa, obj->index) == obj;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_hobj_present, KDAPL_INTERNAL);
+
+/**
  * kdapl_hobj_handle() - the DAT handle of an object
  * @obj: object added with kdapl_hobj_add()
  *

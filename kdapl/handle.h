@@ -131,6 +131,7 @@ int kdapl_hobj_add(struct kdapl_htable *tbl, struct kdapl_hobj *obj,
 		   enum kdapl_htype type,
 		   void (*release)(struct kdapl_hobj *obj), gfp_t gfp);
 bool kdapl_hobj_remove(struct kdapl_htable *tbl, struct kdapl_hobj *obj);
+bool kdapl_hobj_present(struct kdapl_htable *tbl, const struct kdapl_hobj *obj);
 void *kdapl_hobj_handle(const struct kdapl_hobj *obj);
 struct kdapl_hobj *kdapl_hobj_get(struct kdapl_htable *tbl, void *handle,
 				  enum kdapl_htype type);

@@ -90,7 +90,7 @@ static void cr_reject_id(struct rdma_cm_id *id, const void *pd, u8 len)
 	rdma_destroy_id(id);
 }
 
-static void cr_post_arrival(struct kdapl_cr *cr)
+static void cr_post_arrival(struct kdapl_cr *cr, struct kdapl_evd *evd)
 {
 	DAT_EVENT ev = { .event_number = DAT_CONNECTION_REQUEST_EVENT };
 	DAT_CR_ARRIVAL_EVENT_DATA *d = &ev.event_data.cr_arrival_event_data;
@@ -103,7 +103,7 @@ static void cr_post_arrival(struct kdapl_cr *cr)
 	d->conn_qual = cr->sp->qual;
 	d->cr_handle = kdapl_obj_handle(&cr->base);
 	d->truncate_flag = cr->truncated ? DAT_TRUE : DAT_FALSE;
-	kdapl_evd_post(cr->sp->evd, &ev);
+	kdapl_evd_post(evd, &ev);
 }
 
 /* A request's arrival, in process context. */
@@ -112,6 +112,7 @@ static void cr_arrive(struct kdapl_cr *cr)
 	struct kdapl_sp *sp = cr->sp;
 	struct kdapl_ia *ia = sp->base.ia;
 	struct kdapl_ep *ep = NULL;
+	struct kdapl_evd *evd;
 	unsigned long flags;
 	DAT_RETURN ret;
 
@@ -147,8 +148,18 @@ static void cr_arrive(struct kdapl_cr *cr)
 	list_add_tail(&cr->node, &ia->crs);
 	sp->requests++;
 	atomic_inc(&sp->pending);
+	/*
+	 * Once the lock is dropped the SP may be freed, which lets go of
+	 * its EVD: hold the EVD in use (dat_evd_free() refuses it) and
+	 * alive until the event is posted.
+	 */
+	evd = sp->evd;
+	atomic_inc(&evd->users);
+	kdapl_hobj_ref(&evd->base.hobj);
 	mutex_unlock(&ia->lock);
-	cr_post_arrival(cr);
+	cr_post_arrival(cr, evd);
+	atomic_dec(&evd->users);
+	kdapl_obj_put(&evd->base);
 	return;
 
 reject_ep:
@@ -425,6 +436,11 @@ static DAT_RETURN sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
 	DAT_RETURN ret;
 
 	mutex_lock(&ia->lock);
+	/* freed since its lookup? dat_evd_free() decides under this lock */
+	if (!kdapl_hobj_present(&kdapl.handles, &evd->base.hobj)) {
+		ret = DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+		goto out_unlock;
+	}
 	ret = kdapl_ia_child_get(ia);
 	if (ret != DAT_SUCCESS)
 		goto out_unlock;

@@ -17,6 +17,8 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
+#include "../kdapl/ep.h"
+#include "../kdapl/evd.h"
 #include "../kdapl/registry.h"
 
 #include "kdapl_test.h"
@@ -524,6 +526,56 @@ static void ia_close_with_evd(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, late);
 }
 
+/*
+ * A PZ or an EVD freed between an EP creation's lookup of its handle and
+ * the IA lock the creation takes (issue 19, 5): the EP must not attach
+ * to it. The window is opened by hand: the lookups are taken, the
+ * objects freed through the API, then the creation runs under the lock.
+ */
+static void ia_ep_new_after_free(struct kunit *test)
+{
+	struct kdapl_obj *o_ia, *o_pz, *o_evd;
+	DAT_EVD_HANDLE evd = DAT_HANDLE_NULL;
+	struct kdapl_ep *ep = NULL;
+	struct kdapl_ia *kia;
+	DAT_PZ_HANDLE pz;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+
+	ia = open_ia(test, SIW_A, NULL);
+	pz = create_pz(test, ia);
+	ASSERT_OK(test, dat_evd_kcreate(ia, 8, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_DTO_FLAG, &evd));
+	o_ia = kdapl_obj_get(ia, KDAPL_HT_IA);
+	KUNIT_ASSERT_NOT_NULL(test, o_ia);
+	kia = container_of(o_ia, struct kdapl_ia, base);
+	o_pz = kdapl_obj_get(pz, KDAPL_HT_PZ);
+	o_evd = kdapl_obj_get(evd, KDAPL_HT_EVD);
+	KUNIT_ASSERT_NOT_NULL(test, o_pz);
+	KUNIT_ASSERT_NOT_NULL(test, o_evd);
+
+	/* freed: nobody uses them yet */
+	ASSERT_OK(test, dat_evd_free(evd));
+	ASSERT_OK(test, dat_pz_free(pz));
+
+	mutex_lock(&kia->lock);
+	ret = kdapl_ep_new(kia, NULL, container_of(o_evd, struct kdapl_evd,
+						   base),
+			   NULL, NULL, NULL, false, &ep);
+	mutex_unlock(&kia->lock);
+	EXPECT_RET(test, ret, E_HANDLE(DAT_INVALID_HANDLE_EVD_RECV));
+
+	mutex_lock(&kia->lock);
+	ret = kdapl_ep_new(kia, container_of(o_pz, struct kdapl_pz, base),
+			   NULL, NULL, NULL, NULL, false, &ep);
+	mutex_unlock(&kia->lock);
+	EXPECT_RET(test, ret, E_HANDLE(DAT_INVALID_HANDLE_PZ));
+
+	kdapl_obj_put(o_ia);
+	/* nothing left behind: a graceful close finds no child */
+	ASSERT_OK(test, dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
 static void ia_use_after_free(struct kunit *test)
 {
 	DAT_PZ_HANDLE pz, pz2 = DAT_HANDLE_NULL;
@@ -732,6 +784,7 @@ static struct kunit_case kdapl_ia_cases[] = {
 	KUNIT_CASE(ia_evd_overflow_reported),
 	KUNIT_CASE(ia_close_with_evd),
 	KUNIT_CASE(ia_use_after_free),
+	KUNIT_CASE(ia_ep_new_after_free),
 	KUNIT_CASE(ia_double_free),
 	KUNIT_CASE(ia_null_out_pointers),
 	KUNIT_CASE(ia_device_removal),

@@ -9,6 +9,8 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/kthread.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/rtnetlink.h>
@@ -120,6 +122,73 @@ static void verbs_test_newlink(struct kunit *test)
 						      RDMA_DRIVER_UNKNOWN));
 }
 
+struct newlink_race {
+	const char *name;
+	struct net_device *nd;
+	struct completion *go;
+	struct completion done;
+	int ret;
+};
+
+static int newlink_thread(void *arg)
+{
+	struct newlink_race *r = arg;
+
+	wait_for_completion(r->go);
+	r->ret = kiwarp_newlink(r->name, r->nd);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * Two `rdma link add` on one netdev at once (issue 19, 10): exactly one
+ * device, the other gets -EEXIST; a few rounds.
+ */
+static void verbs_test_newlink_race(struct kunit *test)
+{
+	static const char *const names[2] = { "kwraceA", "kwraceB" };
+	struct net_device *veth0;
+	int round, i;
+
+	veth0 = dev_get_by_name(&init_net, "veth0");
+	KUNIT_ASSERT_NOT_NULL(test, veth0);
+	for (round = 0; round < 4; round++) {
+		struct newlink_race r[2];
+		DECLARE_COMPLETION_ONSTACK(go);
+		struct task_struct *t;
+		int ok = 0, exist = 0;
+
+		for (i = 0; i < 2; i++) {
+			r[i].name = names[i];
+			r[i].nd = veth0;
+			r[i].go = &go;
+			r[i].ret = -EINTR;
+			init_completion(&r[i].done);
+			t = kthread_run(newlink_thread, &r[i], "kw_nl%d", i);
+			if (IS_ERR(t))
+				complete(&r[i].done);
+		}
+		complete_all(&go);
+		for (i = 0; i < 2; i++) {
+			struct ib_device *dev;
+
+			wait_for_completion(&r[i].done);
+			ok += r[i].ret == 0;
+			exist += r[i].ret == -EEXIST;
+			if (r[i].ret)
+				continue;
+			dev = ib_device_get_by_name(names[i],
+						    RDMA_DRIVER_UNKNOWN);
+			KUNIT_EXPECT_NOT_NULL(test, dev);
+			if (dev)
+				ib_unregister_device_and_put(dev);
+		}
+		KUNIT_EXPECT_EQ(test, ok, 1);
+		KUNIT_EXPECT_EQ(test, exist, 1);
+	}
+	dev_put(veth0);
+}
+
 struct cpu_rec {
 	struct completion done;
 	int cpu;
@@ -205,6 +274,69 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 		if (!IS_ERR(cq))
 			ib_destroy_cq(cq);
 	}
+}
+
+/*
+ * A CQ whose CPU goes offline keeps its notifications (issue 19, 3):
+ * they run on the producing CPU meanwhile and go back to the vector's
+ * CPU once it is online again.
+ */
+static void verbs_test_cq_cpu_offline(struct kunit *test)
+{
+	struct verbs_ctx *c = test->priv;
+	int v = c->dev->num_comp_vectors - 1;
+	struct ib_cq_init_attr ca = { .cqe = 16, .comp_vector = v };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_recv_wr rwr = { .wr_id = 9 };
+	const struct ib_recv_wr *bad;
+	struct cpu_rec rec;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_wc wc;
+	int target, ret;
+
+	target = kiwarp_cpu_of_vector(v);
+	if (num_online_cpus() < 2 || !target)
+		kunit_skip(test, "needs a second online CPU");
+	init_completion(&rec.done);
+	rec.cpu = -1;
+	cq = ib_create_cq(c->dev, rec_handler, NULL, &rec, &ca);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qp = make_qp(test, c->pd, cq, cq);
+	if (!qp) {
+		ib_destroy_cq(cq);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+
+	ret = remove_cpu(target);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+		KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);
+		KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&rec.done,
+								  5 * HZ),
+				0UL);
+		KUNIT_EXPECT_NE(test, rec.cpu, target);
+		KUNIT_EXPECT_TRUE(test, rec.hardirq);
+		KUNIT_EXPECT_GE(test,
+				atomic64_read(&to_kcq(cq)->offline_raises),
+				1LL);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+		KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
+	}
+
+	/* back online: back on its CPU */
+	reinit_completion(&rec.done);
+	rec.cpu = -1;
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&rec.done, 5 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, rec.cpu, target);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+	ib_destroy_qp(qp);
+	ib_destroy_cq(cq);
 }
 
 /* IB_CQ_REPORT_MISSED_EVENTS reports completions queued while unarmed */
@@ -467,8 +599,10 @@ static struct kunit_case kiwarp_verbs_cases[] = {
 	KUNIT_CASE(verbs_test_device_attrs),
 	KUNIT_CASE(verbs_test_no_global_rkey),
 	KUNIT_CASE(verbs_test_newlink),
+	KUNIT_CASE(verbs_test_newlink_race),
 	KUNIT_CASE(verbs_test_cq_vector_cpu),
 	KUNIT_CASE(verbs_test_cq_missed_events),
+	KUNIT_CASE(verbs_test_cq_cpu_offline),
 	KUNIT_CASE(verbs_test_qp_modify),
 	KUNIT_CASE(verbs_test_qp_state_table),
 	KUNIT_CASE(verbs_test_drain),

@@ -7,7 +7,10 @@
  * expects a TERMINATE with the right layer, error type and code back,
  * the QP in ERROR, rdma_cm's DISCONNECTED, no byte placed outside the
  * registered region, and no kernel splat. The markers case expects an
- * MPA reject Reply instead.
+ * MPA reject Reply instead. The last cases are legal but unusual input
+ * and teardown (Documentation/testing.rst, review regressions): tagged
+ * segments between a Send's segments, flush order, a peer that stops
+ * reading.
  */
 
 #include <kunit/test.h>
@@ -50,6 +53,10 @@ struct wire_ctx {
 	u8 *rbuf;
 	u64 rbuf_dma;
 	struct kiwarp_qp *qp;
+	int rcvbuf;		/* the raw socket's SO_RCVBUF if set */
+	bool flood;		/* hold, then refuse, connection requests */
+	atomic_t requests;
+	struct completion release;
 	u8 frame[MPA_FPDU_MAX_LEN];
 	u8 ulpdu[DDP_HDR_MAX + 256];
 };
@@ -58,6 +65,13 @@ static int wire_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct wire_ctx *c = id->context;
 
+	if (c->flood && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		/* iw_cm's work waits here: later requests pile up */
+		atomic_inc(&c->requests);
+		wake_up(&c->wq);
+		wait_for_completion_timeout(&c->release, TMO);
+		return -ECONNREFUSED;	/* rdma_cm and iw_cm reject it */
+	}
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		c->child = id;
 	set_bit(ev->event, &c->events);
@@ -95,6 +109,7 @@ static int wire_init(struct kunit *test)
 		return -ENOMEM;
 	c->test = test;
 	init_waitqueue_head(&c->wq);
+	init_completion(&c->release);
 	c->net = test_find_net(OURS_NETDEV);
 	test->priv = c;
 	return 0;
@@ -255,6 +270,8 @@ static int wire_connect(struct wire_ctx *c, u16 port, bool crc,
 		return ret;
 	c->sock->sk->sk_rcvtimeo = TMO;
 	c->sock->sk->sk_sndtimeo = TMO;
+	if (c->rcvbuf)
+		sock_set_rcvbuf(c->sock->sk, c->rcvbuf);
 	ret = kernel_connect(c->sock, (struct sockaddr *)&sin, sizeof(sin), 0);
 	if (ret)
 		return ret;
@@ -491,6 +508,366 @@ static void wire_unexpected_read_resp(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, memchr_inv(c->buf + GUARD, 0, REG_LEN));
 }
 
+/* Poll c->cq for one completion (TMO at most) */
+static int wire_poll(struct wire_ctx *c, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + TMO;
+
+	while (ib_poll_cq(c->cq, 1, wc) != 1) {
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(200, 500);
+	}
+	return 0;
+}
+
+/* Post one receive of @len bytes at @off in the registered region */
+static int wire_post_recv_mr(struct wire_ctx *c, u64 wr_id, u32 off, u32 len)
+{
+	struct ib_sge sge = { .addr = c->mr->iova + off, .length = len,
+			      .lkey = c->mr->lkey };
+	struct ib_recv_wr rwr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(c->child->qp, &rwr, &bad);
+}
+
+/* Only [@off, @off + @len) ranges given as pairs hold 0xab; rest zero */
+static bool region_is(struct wire_ctx *c, u32 off1, u32 len1, u32 off2,
+		      u32 len2)
+{
+	u8 *r = c->buf + GUARD;
+	u32 i;
+
+	for (i = 0; i < REG_LEN; i++) {
+		bool in = (i >= off1 && i < off1 + len1) ||
+			  (i >= off2 && i < off2 + len2);
+
+		if (r[i] != (in ? 0xab : 0))
+			return false;
+	}
+	return guards_clean(c);
+}
+
+/*
+ * Tagged segments between the segments of a Send (issue 19, 1): a
+ * Send's first segment into a receive in a registered MR, a zero-length
+ * RDMA Write with no valid STag, a 16-byte Write, the Send's last
+ * segment. All placed, the receive completes with both segments, no
+ * TERMINATE; the MR reference the Send's cursor held is dropped (the
+ * suite's exit deregisters the MR, which would wait for ever).
+ */
+static void wire_send_write_interleaved(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ddp_hdr s1 = { .opcode = RDMAP_SEND, .msn = 1, .mo = 0 };
+	struct ddp_hdr w0 = { .opcode = RDMAP_WRITE, .last = true };
+	struct ddp_hdr w1 = { .opcode = RDMAP_WRITE, .last = true };
+	struct ddp_hdr s2 = { .opcode = RDMAP_SEND, .last = true, .msn = 1,
+			      .mo = 100 };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19012, false, false, RW, 0), 0);
+	KUNIT_ASSERT_EQ(test, wire_post_recv_mr(c, 11, 1024, 256), 0);
+	w1.stag = c->mr->rkey;
+	w1.to = c->mr->iova;
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &s1, 100), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &w0, 0), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &w1, 16), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &s2, 50), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 11ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 150U);
+	KUNIT_EXPECT_TRUE(test, region_is(c, 0, 16, 1024, 150));
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 0U);
+}
+
+/*
+ * A whole Send between the segments of a Read Response (issue 19, 1):
+ * our RDMA Read of 200 bytes, answered in two segments with a whole Send
+ * between them. Both complete, the
+ * Send first (its last segment came first), data where each belongs.
+ */
+static void wire_read_resp_send_interleaved(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_sge sge;
+	struct ib_rdma_wr rd = {
+		.wr = { .wr_id = 21, .opcode = IB_WR_RDMA_READ,
+			.send_flags = IB_SEND_SIGNALED, .sg_list = &sge,
+			.num_sge = 1 },
+		.remote_addr = 0x10000, .rkey = 0x777,
+	};
+	struct ddp_hdr r1 = { .opcode = RDMAP_READ_RESP };
+	struct ddp_hdr s = { .opcode = RDMAP_SEND, .last = true, .msn = 1 };
+	struct ddp_hdr r2 = { .opcode = RDMAP_READ_RESP, .last = true };
+	const struct ib_send_wr *bad;
+	struct ddp_hdr req;
+	struct ddp_err err;
+	const u8 *u;
+	u16 ulen;
+	size_t rest;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19013, false, false, RW, 0), 0);
+	KUNIT_ASSERT_EQ(test, wire_post_recv_mr(c, 22, 1024, 256), 0);
+	sge.addr = c->mr->iova + 2048;
+	sge.length = 200;
+	sge.lkey = c->mr->lkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp, &rd.wr, &bad), 0);
+
+	/* the Read Request on the wire */
+	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame, 2), 0);
+	ulen = get_unaligned_be16(c->frame);
+	rest = mpa_fpdu_size(ulen) - 2;
+	KUNIT_ASSERT_LE(test, rest, sizeof(c->frame) - 2);
+	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame + 2, rest), 0);
+	KUNIT_ASSERT_GT(test, mpa_fpdu_decode(c->frame, rest + 2, false, 0xffff,
+					      &u, &ulen), 0);
+	KUNIT_ASSERT_GT(test, ddp_hdr_decode(u, ulen, &req, &err), 0);
+	KUNIT_ASSERT_EQ(test, req.opcode, RDMAP_READ_REQ);
+	KUNIT_ASSERT_EQ(test, req.read_size, 200U);
+
+	r1.stag = req.sink_stag;
+	r1.to = req.sink_to;
+	r2.stag = req.sink_stag;
+	r2.to = req.sink_to + 120;
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &r1, 120), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &s, 40), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &r2, 80), false,
+					     false), 0);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 22ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 40U);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 21ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_TRUE(test, region_is(c, 1024, 40, 2048, 200));
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 0U);
+}
+
+/*
+ * Flushes in posting order (issue 19, 7): three receives, the first one
+ * filled half by a Send's first segment, then the consumer moves the QP
+ * to ERROR. The interrupted receive is flushed first, then the others.
+ */
+static void wire_flush_order(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ddp_hdr s1 = { .opcode = RDMAP_SEND, .msn = 1 };
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	unsigned long end = jiffies + TMO;
+	struct ib_wc wc;
+	u64 i;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19014, false, false, RW, 0), 0);
+	for (i = 1; i <= 3; i++)
+		KUNIT_ASSERT_EQ(test, wire_post_recv_mr(c, i, 512 * i, 256), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &s1, 64), false,
+					     false), 0);
+	while (READ_ONCE(c->qp->stats.rx_fpdus) < 1 &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c->qp->stats.rx_fpdus), 1ULL);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(c->child->qp, &attr, IB_QP_STATE),
+			0);
+	for (i = 1; i <= 3; i++) {
+		KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, i);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(c->cq, 1, &wc), 0);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+}
+
+/*
+ * A peer that stops reading cannot hang the teardown (issue 19, 2): we
+ * RDMA Write until TCP's window is shut and the TX work waits in
+ * sendmsg, then disconnect. The graceful close cannot send its FIN, the
+ * close times out and resets: the reset must wake the TX work, every
+ * posted Write completes (sent or flushed), rdma_cm reports
+ * DISCONNECTED, and the suite's exit destroys the QP.
+ */
+static void wire_zero_window_teardown(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	unsigned int saved_tmo = kiwarp_close_timeout_ms;
+	u32 posted = 0, done = 0, idle = 0;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED, .sg_list = &sge,
+			.num_sge = 1 },
+		.remote_addr = 0x10000, .rkey = 0x777,
+	};
+	const struct ib_send_wr *bad;
+	unsigned long end;
+	struct ib_wc wc;
+
+	c->rcvbuf = 4096;
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19015, false, false, RW, 0), 0);
+	sge.addr = c->mr->iova;
+	sge.length = REG_LEN;
+	sge.lkey = c->mr->lkey;
+
+	/* fill the window: stop once nothing completes for a second */
+	while (idle < 20 && posted < 8192) {
+		while (posted - done < 8) {
+			wr.wr.wr_id = posted;
+			KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp,
+							   &wr.wr, &bad), 0);
+			posted++;
+		}
+		if (ib_poll_cq(c->cq, 1, &wc) == 1) {
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+			done++;
+			idle = 0;
+		} else {
+			idle++;
+			msleep(50);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, idle, 20U);	/* the TX work is stuck */
+
+	WRITE_ONCE(kiwarp_close_timeout_ms, 1000);
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(c->child), 0);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	WRITE_ONCE(kiwarp_close_timeout_ms, saved_tmo);
+
+	end = jiffies + TMO;
+	while (done < posted && time_before(jiffies, end)) {
+		if (ib_poll_cq(c->cq, 1, &wc) == 1)
+			done++;
+		else
+			usleep_range(500, 1000);
+	}
+	KUNIT_EXPECT_EQ(test, done, posted);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+}
+
+#define FLOOD	4
+
+/*
+ * More connection requests than iw_cm has room for (issue 19, 6): the
+ * listener's backlog is 1 and its handler holds the first request, so
+ * iw_cm's work entries run out and it refuses the next ones. Each
+ * refused request must get an MPA reject at once (before, it got no
+ * answer and its socket and cep leaked); once the handler lets go and
+ * refuses the held ones too, every connection has its reject.
+ */
+static void wire_request_flood(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(19016),
+		.sin_addr.s_addr = in_aton(OURS_ADDR),
+	};
+	struct mpa_frame_info fi = {
+		.kind = MPA_KIND_REQUEST, .rev = MPA_REVISION_2,
+		.v2_enhanced = true, .ird = 4, .ord = 4,
+	};
+	struct socket *socks[FLOOD] = {};
+	bool answered[FLOOD] = {};
+	unsigned long end;
+	u8 rep[MPA_RR_HDR_LEN];
+	s64 dropped0;
+	int len, i, n = 0, early;
+
+	KUNIT_ASSERT_NOT_NULL(test, c->net);
+	c->flood = true;
+	c->lid = rdma_create_id(c->net, wire_cm_handler, c, RDMA_PS_TCP,
+				IB_QPT_RC);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->lid));
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(c->lid, (struct sockaddr *)&sin),
+			0);
+	KUNIT_ASSERT_EQ(test, rdma_listen(c->lid, 1), 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->lid->device);
+	dropped0 = atomic64_read(&to_kdev(c->lid->device)->cr_dropped);
+	len = mpa_frame_encode(&fi, NULL, 0, c->frame, sizeof(c->frame));
+	KUNIT_ASSERT_GT(test, len, 0);
+
+	for (i = 0; i < FLOOD; i++) {
+		if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+				     IPPROTO_TCP, &socks[i]))
+			break;
+		socks[i]->sk->sk_rcvtimeo = TMO;
+		if (kernel_connect(socks[i], (struct sockaddr *)&sin,
+				   sizeof(sin), 0) ||
+		    raw_send(socks[i], c->frame, len))
+			break;
+		/* the first one is held before the others come */
+		if (!i)
+			KUNIT_EXPECT_GT(test,
+					wait_event_timeout(c->wq,
+						atomic_read(&c->requests),
+						TMO), 0L);
+	}
+	KUNIT_EXPECT_EQ(test, i, FLOOD);
+
+	/* while the first is held: the refused ones are answered */
+	end = jiffies + 5 * HZ;
+	while (time_before(jiffies, end) && n < FLOOD - 2) {
+		for (i = 0; i < FLOOD; i++) {
+			struct kvec iov = { rep, sizeof(rep) };
+			struct msghdr msg = {};
+
+			if (!socks[i] || answered[i])
+				continue;
+			if (kernel_recvmsg(socks[i], &msg, &iov, 1, sizeof(rep),
+					   MSG_DONTWAIT | MSG_WAITALL) ==
+			    sizeof(rep)) {
+				memset(&fi, 0, sizeof(fi));
+				fi.kind = MPA_KIND_REPLY;
+				KUNIT_EXPECT_EQ(test,
+						mpa_frame_decode_header(rep,
+							sizeof(rep), &fi,
+							NULL), 0);
+				KUNIT_EXPECT_TRUE(test, fi.reject);
+				answered[i] = true;
+				n++;
+			}
+		}
+		msleep(20);
+	}
+	early = n;
+	KUNIT_EXPECT_GE(test, early, FLOOD - 2);
+	KUNIT_EXPECT_GE(test,
+			atomic64_read(&to_kdev(c->lid->device)->cr_dropped) -
+			dropped0, (s64)FLOOD - 2);
+
+	/* let go: the held requests are refused too */
+	complete_all(&c->release);
+	for (i = 0; i < FLOOD; i++) {
+		if (!socks[i])
+			continue;
+		if (!answered[i]) {
+			KUNIT_EXPECT_EQ(test, raw_recv(socks[i], rep,
+						       sizeof(rep)), 0);
+			memset(&fi, 0, sizeof(fi));
+			fi.kind = MPA_KIND_REPLY;
+			KUNIT_EXPECT_EQ(test,
+					mpa_frame_decode_header(rep,
+						sizeof(rep), &fi, NULL), 0);
+			KUNIT_EXPECT_TRUE(test, fi.reject);
+		}
+		sock_release(socks[i]);
+	}
+}
+
 /* A Request asking for markers gets an MPA reject and no connection */
 static void wire_markers_rejected(struct kunit *test)
 {
@@ -519,6 +896,11 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_bad_opcode),
 	KUNIT_CASE(wire_unexpected_read_resp),
 	KUNIT_CASE(wire_markers_rejected),
+	KUNIT_CASE(wire_send_write_interleaved),
+	KUNIT_CASE(wire_read_resp_send_interleaved),
+	KUNIT_CASE(wire_flush_order),
+	KUNIT_CASE(wire_zero_window_teardown),
+	KUNIT_CASE(wire_request_flood),
 	{}
 };
 
