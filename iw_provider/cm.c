@@ -225,8 +225,8 @@ static int kiwarp_mpa_send(struct socket *sock, u8 *buf,
  * (its listener's backlog of work entries is used up).
  */
 static int kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
-			    int status, const void *pd, u8 pd_len, u32 ird,
-			    u32 ord, void *provider_data, struct socket *sock)
+			   int status, const void *pd, u8 pd_len, u32 ird,
+			   u32 ord, void *provider_data, struct socket *sock)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -364,6 +364,9 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->down_status = 0;
 	qp->down_status_set = false;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* the connection is reported before its teardown can start */
+	if (b->up)
+		b->up(qp, b->priv, b->up_arg);
 out:
 	mutex_unlock(&qp->conn_lock);
 	if (!ret) {
@@ -411,7 +414,10 @@ void kiwarp_qp_down_work(struct work_struct *work)
 		 * A reset, now: it also wakes the TX work should it wait in
 		 * sendmsg for a window the peer never opens (sk_err), so
 		 * the flush below cannot hang on a peer that stopped reading.
+		 * What it purges was not delivered: zero-copy batches among
+		 * it must not complete their WQEs (they get flushed).
 		 */
+		kiwarp_zc_quiesce(qp);
 		sock_no_linger(sk);
 		tcp_abort(sk, ECONNABORTED);
 	} else {
@@ -481,13 +487,37 @@ static const struct kiwarp_conn_ops kiwarp_iwcm_conn_ops = {
 	.down = kiwarp_iwcm_down,
 };
 
+/* The event that reports an iw_cm connection up (kiwarp_bind.up) */
+struct kiwarp_up_event {
+	enum iw_cm_event_type type;
+	const void *pd;
+	u8 pd_len;
+	u32 ird;
+	u32 ord;
+	struct socket *sock;	/* addresses from here, else the cm_id's */
+};
+
+/*
+ * Under qp->conn_lock: iw_cm's event handler only queues the event, and
+ * the socket cannot be released (the teardown needs conn_lock first).
+ */
+static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
+{
+	const struct kiwarp_up_event *e = up_arg;
+
+	kiwarp_cm_event(priv, e->type, 0, e->pd, e->pd_len, e->ird, e->ord,
+			NULL, e->sock);
+}
+
 static int kiwarp_iwcm_bind(struct kiwarp_qp *qp, struct socket *sock,
 			    struct iw_cm_id *cm_id, bool crc, u8 rev,
-			    u32 ird, u32 ord)
+			    u32 ird, u32 ord, struct kiwarp_up_event *up)
 {
 	struct kiwarp_bind b = {
 		.ops = &kiwarp_iwcm_conn_ops,
 		.priv = cm_id,
+		.up = kiwarp_iwcm_up,
+		.up_arg = up,
 		.crc = crc,
 		.rev = rev,
 		.ird = ird,
@@ -527,6 +557,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 	struct iw_cm_id *id = cep->cm_id;
 	struct kiwarp_qp *qp = cep->qp;
 	struct mpa_frame_info fi = {};
+	struct kiwarp_up_event up;
 	struct socket *sock = NULL;
 	u32 ird = cep->ird, ord = cep->ord;
 	u8 *pd = NULL;
@@ -607,15 +638,20 @@ static void kiwarp_connect_work(struct work_struct *work)
 	/* never more outstanding reads than the responder takes */
 	if (fi.v2_enhanced)
 		ord = min_t(u32, ord, fi.ird);
+	up = (struct kiwarp_up_event) {
+		.type = IW_CM_EVENT_CONNECT_REPLY,
+		.pd = pd, .pd_len = fi.pd_len,
+		.ird = ird, .ord = ord,
+		.sock = sock,
+	};
+	/* CONNECT_REPLY is reported inside, before any CLOSE can be */
 	ret = kiwarp_iwcm_bind(qp, sock, id, crc || fi.crc, fi.rev, ird,
-			       ord);
+			       ord, &up);
 	if (ret) {
 		pd = NULL;
 		goto fail;
 	}
 	/* the QP owns socket and cm_id reference now */
-	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, 0, pd, fi.pd_len,
-			ird, ord, NULL, sock);
 	kiwarp_qp_put(qp);
 	kiwarp_cep_put(cep);
 	return;
@@ -1044,6 +1080,7 @@ static struct kiwarp_cep *kiwarp_cep_claim(struct iw_cm_id *id, bool *live)
 
 int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 {
+	struct kiwarp_up_event up;
 	struct mpa_frame_info rep;
 	struct kiwarp_cep *cep;
 	struct kiwarp_qp *qp;
@@ -1082,15 +1119,18 @@ int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	if (ret)
 		goto out_close;
 	id->add_ref(id);
+	up = (struct kiwarp_up_event) {
+		.type = IW_CM_EVENT_ESTABLISHED,
+		.ird = ird, .ord = ord,
+	};
+	/* ESTABLISHED is reported inside, before any CLOSE can be */
 	ret = kiwarp_iwcm_bind(qp, cep->sock, id, rep.crc, rep.rev, ird,
-			       ord);
+			       ord, &up);
 	if (ret) {
 		id->rem_ref(id);
 		goto out_close;
 	}
 	cep->sock = NULL;	/* the QP's now */
-	kiwarp_cm_event(id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, ird, ord,
-			NULL, NULL);
 	kiwarp_cep_put(cep);
 	return 0;
 

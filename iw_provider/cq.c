@@ -17,7 +17,7 @@
  * solicited / error completion for IB_CQ_SOLICITED) disarms and raises
  * the irq_work. IB_CQ_REPORT_MISSED_EVENTS returns 1 when completions
  * are already queued. An overflow drops the completion and reports
- * IB_EVENT_CQ_ERR once.
+ * IB_EVENT_CQ_ERR once, from an irq_work (never under a QP lock).
  */
 
 #include <linux/slab.h>
@@ -34,6 +34,19 @@ static void kiwarp_cq_notify(struct irq_work *work)
 	atomic64_inc(&cq->notifies);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void kiwarp_cq_err(struct irq_work *work)
+{
+	struct kiwarp_cq *cq = container_of(work, struct kiwarp_cq, err_work);
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
 /* IPI callback on cq->cpu */
@@ -103,6 +116,7 @@ int kiwarp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	cq->cpu = kiwarp_cpu_of_vector(attr->comp_vector);
 	init_irq_work(&cq->notify_work, kiwarp_cq_notify);
+	init_irq_work(&cq->err_work, kiwarp_cq_err);
 	INIT_CSD(&cq->csd, kiwarp_cq_ipi, cq);
 	atomic_set(&cq->csd_inflight, 0);
 	atomic64_set(&cq->notifies, 0);
@@ -126,6 +140,7 @@ int kiwarp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	while (atomic_read(&cq->csd_inflight))
 		usleep_range(100, 200);
 	irq_work_sync(&cq->notify_work);
+	irq_work_sync(&cq->err_work);
 	kvfree(cq->ring);
 	atomic_dec(&to_kdev(ibcq->device)->num_cq);
 	return 0;
@@ -163,15 +178,9 @@ void kiwarp_cq_add(struct kiwarp_cq *cq, const struct ib_wc *wc,
 
 	if (notify)
 		kiwarp_cq_raise(cq);
-	if (overflow && cq->ibcq.event_handler) {
-		struct ib_event ev = {
-			.device = cq->ibcq.device,
-			.element.cq = &cq->ibcq,
-			.event = IB_EVENT_CQ_ERR,
-		};
-
-		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	}
+	/* not from here: the caller may hold the QP's locks */
+	if (overflow)
+		irq_work_queue(&cq->err_work);
 }
 
 int kiwarp_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)

@@ -114,7 +114,9 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  * @csd (an async IPI to @cpu, counted in @csd_inflight) from another
  * CPU; on the raising CPU while @cpu is offline (@offline_raises
  * counts those). destroy_cq waits for @csd_inflight to drop to zero,
- * then irq_work_sync().
+ * then irq_work_sync(). @err_work reports an overflow (IB_EVENT_CQ_ERR)
+ * from hard irq context on the producing CPU, never under the caller's
+ * locks: a consumer may modify the QP from its event handler.
  */
 struct kiwarp_cq {
 	struct ib_cq ibcq;
@@ -127,6 +129,7 @@ struct kiwarp_cq {
 	bool overflow;
 	int cpu;
 	struct irq_work notify_work;
+	struct irq_work err_work;	/* IB_EVENT_CQ_ERR, after an overflow */
 	call_single_data_t csd;
 	atomic_t csd_inflight;
 	atomic64_t notifies;
@@ -591,9 +594,18 @@ int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len);
 int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog);
 int kiwarp_cm_destroy_listen(struct iw_cm_id *id);
 /* Negotiated parameters of an MPA connection, for kiwarp_qp_bind_socket */
+/*
+ * struct kiwarp_bind - what kiwarp_qp_bind_socket() binds. @up, if set,
+ * is called once the QP is in RTS, with qp->conn_lock still held: the
+ * owner reports the connection there (iw_cm's CONNECT_REPLY or
+ * ESTABLISHED), so that no teardown (which starts under conn_lock) can
+ * report its end first. It must not sleep on the QP; @up_arg is its.
+ */
 struct kiwarp_bind {
 	const struct kiwarp_conn_ops *ops;
 	void *priv;
+	void (*up)(struct kiwarp_qp *qp, void *priv, void *up_arg);
+	void *up_arg;
 	const struct kiwarp_sk_saved *orig;	/* NULL: the socket's current */
 	bool sock_mode;
 	bool crc;
@@ -617,6 +629,7 @@ void kiwarp_rx_release(struct kiwarp_qp *qp);
 /* zc.c */
 int kiwarp_zc_attach(struct kiwarp_qp *qp);
 void kiwarp_zc_detach(struct kiwarp_qp *qp);
+void kiwarp_zc_quiesce(struct kiwarp_qp *qp);
 bool kiwarp_zc_busy(struct kiwarp_qp *qp);
 u8 *kiwarp_zc_slots(struct kiwarp_qp *qp);
 int kiwarp_zc_send(struct kiwarp_qp *qp, u32 nv, u32 len, bool more);

@@ -172,6 +172,26 @@ void kiwarp_zc_detach(struct kiwarp_qp *qp)
 	kiwarp_zc_put(zc, 1);
 }
 
+/**
+ * kiwarp_zc_quiesce() - lent batches complete no WQE from now on.
+ * @qp: the QP, whose connection is about to be reset (teardown)
+ *
+ * TCP drops what it still holds on a reset; those batches were not
+ * delivered, so their WQEs are left to the SQ flush. The records stay
+ * attached until kiwarp_zc_detach(). Context: process.
+ */
+void kiwarp_zc_quiesce(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc = qp->zc;
+	unsigned long flags;
+
+	if (!zc)
+		return;
+	spin_lock_irqsave(&zc->lock, flags);
+	zc->qp = NULL;
+	spin_unlock_irqrestore(&zc->lock, flags);
+}
+
 /* Records in flight: the teardown resets instead of closing then. */
 bool kiwarp_zc_busy(struct kiwarp_qp *qp)
 {

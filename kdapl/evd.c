@@ -805,6 +805,51 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 }
 EXPORT_SYMBOL_GPL(dat_evd_dequeue);
 
+/*
+ * The EVD's IA with a reference, or NULL. RCU: a destroy in progress
+ * drops the EVD's IA reference only after a grace period (see
+ * report_overflow()), so ours can be taken.
+ */
+static struct kdapl_ia *evd_ia_get(struct kdapl_evd *evd)
+{
+	struct kdapl_ia *ia;
+
+	rcu_read_lock();
+	ia = READ_ONCE(evd->base.ia);
+	if (ia)
+		kdapl_hobj_ref(&ia->base.hobj);
+	rcu_read_unlock();
+	return ia;
+}
+
+/**
+ * kdapl_evd_use() - count a new user of an EVD, unless it was freed
+ * @evd: the EVD, held by a lookup reference
+ *
+ * For a user that does not hold the EVD's IA lock already (an IA taking
+ * a consumer's asynchronous EVD): serialised with dat_evd_free(), which
+ * checks the users and removes the handle under that lock.
+ *
+ * Return: true if counted, false if the handle is gone.
+ * Context: process context; sleeps.
+ */
+bool kdapl_evd_use(struct kdapl_evd *evd)
+{
+	struct kdapl_ia *ia = evd_ia_get(evd);
+	bool ok;
+
+	if (ia)
+		mutex_lock(&ia->lock);
+	ok = kdapl_hobj_present(&kdapl.handles, &evd->base.hobj);
+	if (ok)
+		atomic_inc(&evd->users);
+	if (ia) {
+		mutex_unlock(&ia->lock);
+		kdapl_hobj_put(&ia->base.hobj);
+	}
+	return ok;
+}
+
 /**
  * dat_evd_free() - destroy an event dispatcher
  * @evd_handle: the EVD
@@ -830,18 +875,11 @@ DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
 		kdapl_obj_put(&evd->base);
 		return DAT_ERROR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
 	}
+	ia = evd_ia_get(evd);
 	/*
-	 * RCU: see report_overflow(); a destroy in progress drops the EVD's
-	 * IA reference only after a grace period, so ours can be taken.
-	 */
-	rcu_read_lock();
-	ia = READ_ONCE(evd->base.ia);
-	if (ia)
-		kdapl_hobj_ref(&ia->base.hobj);
-	rcu_read_unlock();
-	/*
-	 * Users are raised under the IA's lock by an EP that checked the
-	 * EVD's handle there (kdapl_ep_new(), dat_ep_modify()): checking
+	 * Users are raised under the IA's lock by a user that checked the
+	 * EVD's handle there (kdapl_ep_new(), dat_ep_modify(), sp_publish(),
+	 * kdapl_evd_use()): checking
 	 * them and removing the handle under that lock leaves no window
 	 * for an EP to attach to an EVD being destroyed.
 	 */

@@ -85,6 +85,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evd);
 /* Remove the handle, stop upcalls, wait for running ones, free. Sleeps. */
 void kdapl_evd_destroy(struct kdapl_evd *evd);
+bool kdapl_evd_use(struct kdapl_evd *evd);
 /* Destroy every EVD of @ia but its async EVD (abrupt close). Sleeps. */
 void kdapl_evd_destroy_ia(struct kdapl_ia *ia);
 

@@ -293,8 +293,14 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 					DAT_INVALID_HANDLE_EVD_ASYNC);
 			goto remove_ia;
 		}
+		/* freed since the lookup: as if never valid */
+		if (!kdapl_evd_use(evd)) {
+			kdapl_obj_put(&evd->base);
+			ret = DAT_ERROR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_EVD_ASYNC);
+			goto remove_ia;
+		}
 		/* The lookup reference becomes the IA's. */
-		atomic_inc(&evd->users);
 	}
 	WRITE_ONCE(ia->async_evd, evd);
 

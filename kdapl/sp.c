@@ -150,15 +150,14 @@ static void cr_arrive(struct kdapl_cr *cr)
 	atomic_inc(&sp->pending);
 	/*
 	 * Once the lock is dropped the SP may be freed, which lets go of
-	 * its EVD: hold the EVD in use (dat_evd_free() refuses it) and
-	 * alive until the event is posted.
+	 * its EVD, and the EVD freed: keep its memory until the event is
+	 * posted. An EVD freed meanwhile takes the event without delivering
+	 * it (its dispatch is stopped), as for any event racing its free.
 	 */
 	evd = sp->evd;
-	atomic_inc(&evd->users);
 	kdapl_hobj_ref(&evd->base.hobj);
 	mutex_unlock(&ia->lock);
 	cr_post_arrival(cr, evd);
-	atomic_dec(&evd->users);
 	kdapl_obj_put(&evd->base);
 	return;
 
