@@ -673,7 +673,7 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 {
 	struct kiwarp_dev *kdev = to_kdev(id->device);
 	struct kiwarp_cep *cep;
-	struct ib_qp *ibqp;
+	struct kiwarp_qp *qp;
 
 	if ((id->m_local_addr.ss_family != AF_INET &&
 	     id->m_local_addr.ss_family != AF_INET6) ||
@@ -681,14 +681,19 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		return -EAFNOSUPPORT;
 	if (p->private_data_len > MPA_MAX_PRIVDATA - MPA_V2_BLOCK_LEN)
 		return -EINVAL;
-	ibqp = kiwarp_iw_get_qp(id->device, p->qpn);
-	if (!ibqp || kiwarp_qp_state(to_kqp(ibqp)) != KIWARP_QPS_IDLE)
+	qp = kiwarp_qp_lookup(kdev, p->qpn);
+	if (!qp)
 		return -EINVAL;
+	if (kiwarp_qp_state(qp) != KIWARP_QPS_IDLE) {
+		kiwarp_qp_put(qp);
+		return -EINVAL;
+	}
 	cep = kiwarp_cep_new(kdev);
-	if (!cep)
+	if (!cep) {
+		kiwarp_qp_put(qp);
 		return -ENOMEM;
-	cep->qp = to_kqp(ibqp);
-	kiwarp_qp_get(cep->qp);
+	}
+	cep->qp = qp;		/* the lookup's reference */
 	cep->cm_id = id;
 	id->add_ref(id);
 	cep->ird = min_t(u32, p->ird, KIWARP_MAX_IRD);
@@ -846,10 +851,20 @@ static void kiwarp_accept_work(struct work_struct *work)
 	}
 }
 
+/*
+ * A connection to accept. Children waiting in the accept queue are
+ * clones of the listener and call this too (their callbacks are reset
+ * only once accepted), with the listener's user data: they must not
+ * queue the accept work, which kiwarp_listen_close() cancels once the
+ * listener's callback is gone - a child could queue it again after, and
+ * it would run on a freed listener. Nobody waits on such a child yet.
+ */
 static void kiwarp_listen_data_ready(struct sock *sk)
 {
 	struct kiwarp_listen *l;
 
+	if (READ_ONCE(sk->sk_state) != TCP_LISTEN)
+		return;
 	read_lock_bh(&sk->sk_callback_lock);
 	l = sk->sk_user_data;
 	if (l)

@@ -19,6 +19,7 @@
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
 
@@ -210,6 +211,7 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 {
 	struct kiwarp_dev *kdev, *it;
 	struct ib_device *ibdev;
+	bool gone;
 	int ret;
 
 	lockdep_assert_held(&kiwarp_newlink_lock);
@@ -257,9 +259,23 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 	debugfs_create_file("info", 0444, kdev->debugfs, kdev, &info_fops);
 	debugfs_create_file("qps", 0444, kdev->debugfs, kdev, &qps_fops);
 
+	/*
+	 * The netdev may have gone while we registered: its NETDEV_UNREGISTER
+	 * notifier, which finds devices on kiwarp_devices, would have missed
+	 * us, and ib_core's netdev reference would block its unregistration
+	 * for ever. Under RTNL the notifier does not run: a netdev still
+	 * registered will have it find us; one that is not had it already.
+	 */
+	rtnl_lock();
 	mutex_lock(&kiwarp_devices_lock);
 	list_add_tail(&kdev->list, &kiwarp_devices);
 	mutex_unlock(&kiwarp_devices_lock);
+	gone = netdev->reg_state != NETREG_REGISTERED;
+	rtnl_unlock();
+	if (gone) {
+		ib_unregister_device_queued(ibdev);
+		return -ENODEV;
+	}
 	dev_info(&ibdev->dev, "kiwarp RNIC on %s\n", netdev_name(netdev));
 	return 0;
 

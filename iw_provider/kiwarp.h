@@ -585,6 +585,7 @@ void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
 void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp);
+struct kiwarp_qp *kiwarp_qp_lookup(struct kiwarp_dev *kdev, u32 qpn);
 void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp);
 
 /* cm.c */

@@ -122,12 +122,41 @@ void kiwarp_iw_rem_ref(struct ib_qp *ibqp)
 	kiwarp_qp_put(to_kqp(ibqp));
 }
 
-/* iw_cm looks a QP up by number; the QP stays while it is indexed. */
+/**
+ * kiwarp_qp_lookup() - the QP numbered @qpn, with a reference.
+ * @kdev: the device
+ * @qpn: the QP number
+ *
+ * A QP being destroyed (out of the index, or its count already at zero)
+ * is not found. Context: any; takes the index's lock.
+ * Return: the QP (put with kiwarp_qp_put()) or NULL.
+ */
+struct kiwarp_qp *kiwarp_qp_lookup(struct kiwarp_dev *kdev, u32 qpn)
+{
+	struct kiwarp_qp *qp;
+
+	xa_lock(&kdev->qp_xa);
+	qp = xa_load(&kdev->qp_xa, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock(&kdev->qp_xa);
+	return qp;
+}
+
+/*
+ * iw_cm looks a QP up by number and takes its own reference right after
+ * (iw_add_ref, under its cm_id lock), as it does with siw: the consumer
+ * owns the QP across iw_cm_connect()/iw_cm_accept(). A QP already being
+ * destroyed is not returned.
+ */
 struct ib_qp *kiwarp_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
-	struct kiwarp_qp *qp = xa_load(&to_kdev(ibdev)->qp_xa, qpn);
+	struct kiwarp_qp *qp = kiwarp_qp_lookup(to_kdev(ibdev), qpn);
 
-	return qp ? &qp->ibqp : NULL;
+	if (!qp)
+		return NULL;
+	kiwarp_qp_put(qp);
+	return &qp->ibqp;
 }
 EXPORT_SYMBOL_NS_GPL(kiwarp_iw_get_qp, KIWARP_INTERNAL);
 

@@ -104,7 +104,14 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 			 struct kiwarp_cursor *src, u32 total, bool *zc)
 {
 	u32 zmin = READ_ONCE(kiwarp_zcopy_min);
-	bool try_zc = qp->zc && zmin && total >= zmin;
+	/*
+	 * Read Responses are copied: no WQE of ours stands for them, so
+	 * nothing could wait for TCP to release lent pages before the
+	 * consumer invalidates and reuses the memory (LOCAL_INV, a Send
+	 * with Invalidate) - the pages would still be sent from.
+	 */
+	bool try_zc = qp->zc && zmin && total >= zmin &&
+		      h->opcode != RDMAP_READ_RESP;
 	u64 base_to = h->to;
 	u32 sent = 0, hlen, max_pay;
 	int hret;

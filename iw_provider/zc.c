@@ -75,6 +75,12 @@ static void kiwarp_zc_free(struct kiwarp_zc *zc)
 void kiwarp_zc_exit(void)
 {
 	wait_event(kiwarp_zc_gone, !atomic_read(&kiwarp_zc_alive));
+	/*
+	 * The last release woke us from inside an RCU read section
+	 * (kiwarp_zc_callback()): let it leave this module's code before
+	 * the module goes (vhost_net does the same for its callbacks).
+	 */
+	synchronize_rcu();
 }
 
 static void kiwarp_zc_put(struct kiwarp_zc *zc, unsigned int n)
@@ -99,6 +105,8 @@ static void kiwarp_zc_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 
 	if (!refcount_dec_and_test(&uarg->refcnt))
 		return;
+	/* up to the last release's wake_up: see kiwarp_zc_exit() */
+	rcu_read_lock();
 	spin_lock_irqsave(&zc->lock, flags);
 	rec->done = true;
 	qp = zc->qp;
@@ -116,6 +124,7 @@ static void kiwarp_zc_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 		kiwarp_qp_kick_tx(qp);	/* a WQE done, a record free */
 	spin_unlock_irqrestore(&zc->lock, flags);
 	kiwarp_zc_put(zc, released);
+	rcu_read_unlock();
 }
 
 /**
