@@ -155,7 +155,7 @@ static void verbs_test_newlink_race(struct kunit *test)
 		kunit_skip(test, "needs two online CPUs");
 	veth0 = dev_get_by_name(&init_net, "veth0");
 	KUNIT_ASSERT_NOT_NULL(test, veth0);
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < 8; round++) {
 		struct newlink_race r[2];
 		DECLARE_COMPLETION_ONSTACK(go);
 		struct task_struct *t;
@@ -176,10 +176,12 @@ static void verbs_test_newlink_race(struct kunit *test)
 			wake_up_process(t);
 		}
 		complete_all(&go);
+		/* both first: a device removed early would let the other in */
+		for (i = 0; i < 2; i++)
+			wait_for_completion(&r[i].done);
 		for (i = 0; i < 2; i++) {
 			struct ib_device *dev;
 
-			wait_for_completion(&r[i].done);
 			ok += r[i].ret == 0;
 			exist += r[i].ret == -EEXIST;
 			if (r[i].ret)
@@ -190,7 +192,8 @@ static void verbs_test_newlink_race(struct kunit *test)
 			if (dev)
 				ib_unregister_device_and_put(dev);
 		}
-		KUNIT_EXPECT_EQ(test, ok, 1);
+		KUNIT_EXPECT_EQ_MSG(test, ok, 1, "round %d: %d %d", round,
+				    r[0].ret, r[1].ret);
 		KUNIT_EXPECT_EQ(test, exist, 1);
 	}
 	dev_put(veth0);

@@ -6,6 +6,8 @@
 #   host     the C++ tools and their GoogleTest suites, run by ctest
 #   guest    the debug kernel under QEMU: test hosts, module lifecycle,
 #            every KUnit suite in kunit/SUITES; judged by kdapl-report
+#   pair     two guests on a virtual wire (scripts/run-guest-pair.sh):
+#            kdapl over kiwarp, and kiwarp against siw, across hosts
 # The last line sums all stages; the exit status is 0 only if nothing failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,6 +92,26 @@ touch "$grun/out/results.ktap"
 	--qemu-status "$grc" $tmo | tee "$build/guest-report.txt"
 grep -E '^[0-9]+ passed, ' "$build/guest-report.txt" | tail -n 1 >>"$sumfile"
 echo "guest console log: $grun/console.log"
+
+# --- two guests on a virtual wire ------------------------------------------
+echo "== pair: two guests joined by a virtual wire (one vCPU each)"
+prun=$build/guest-pair
+"$top/scripts/run-guest-pair.sh" "$ktree" "$prun" scripts/guest/pair.sh \
+	"${KDAPL_PAIR_TIMEOUT:-1200}" || true
+for side in a b; do
+	pst=$(cat "$prun/$side/qemu-status" 2>/dev/null || echo 1)
+	ptmo=
+	[ "$pst" -ne 124 ] || ptmo=--timed-out
+	touch "$prun/$side/out/results.ktap"
+	"$build/tools/report/kdapl-report" \
+		--results "$prun/$side/out/results.ktap" \
+		--console "$prun/$side/console.log" --expect "pair_$side" \
+		--allowlist "$top/scripts/splat-allowlist" --min-cpus 1 \
+		--qemu-status "$pst" $ptmo | tee "$build/pair-$side-report.txt"
+	grep -E '^[0-9]+ passed, ' "$build/pair-$side-report.txt" | tail -n 1 \
+		>>"$sumfile"
+	echo "pair guest $side console log: $prun/$side/console.log"
+done
 
 echo "== total"
 finish

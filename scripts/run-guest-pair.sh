@@ -1,0 +1,113 @@
+#!/bin/sh
+# Boot two test guests joined by a virtual wire and run one guest-side
+# script in each (the two-host topology, Documentation/testing.rst).
+#
+#   scripts/run-guest-pair.sh <kernel-tree> <run-dir> <guest-script> [timeout-s]
+#
+# Each guest is its own QEMU (TCG) with its own CPU(s) and a virtio NIC;
+# the NICs are joined by a QEMU stream netdev over the host's loopback
+# (guest "a" listens, guest "b" connects), so each side's network stack
+# runs on its own vCPU and the wire is a real NIC path, as between two
+# hosts. Both boot the same kernel; the script learns its side from
+# kdapl.role=a|b (KDAPL_ROLE in the guest).
+#
+# <run-dir>/a, <run-dir>/b  each guest's run directory, as run-guest.sh's
+#                           (modules/, out/, console.log)
+# <run-dir>/sync            shared read-write by both (/run/kdapl-sync):
+#                           the scripts meet there with marker files
+#
+# Exit status: 0 if both QEMUs exited 0, else the first non-zero status
+# (124: the time-out, default 900 s, expired). Each guest's status is
+# also in <run-dir>/<side>/qemu-status.
+# Environment: KDAPL_PAIR_SMP (CPUs per guest, default 1), KDAPL_PAIR_MEM
+# (default 1536M), KDAPL_CPU as for run-guest.sh.
+set -eu
+
+ktree=$1
+rundir=$2
+script=$3
+tmo=${4:-900}
+top=$(cd "$(dirname "$0")/.." && pwd)
+smp=${KDAPL_PAIR_SMP:-1}
+mem=${KDAPL_PAIR_MEM:-1536M}
+
+mkdir -p "$rundir/sync"
+rm -f "$rundir/sync/"*
+for side in a b; do
+	mkdir -p "$rundir/$side/modules" "$rundir/$side/out"
+	rm -f "$rundir/$side/out/"* "$rundir/$side/console.log" \
+		"$rundir/$side/qemu-status"
+	cp "$top"/kdapl/*.ko "$top"/iw_provider/*.ko "$top"/kunit/*.ko \
+		"$top"/demo/*.ko "$top"/tools/kdapltest/*.ko "$top"/bench/*.ko \
+		"$rundir/$side/modules/"
+	cp "$ktree/drivers/infiniband/sw/siw/siw.ko" "$rundir/$side/modules/"
+done
+
+initrd=$rundir/initramfs.cpio.gz
+staging=$rundir/initramfs
+rm -rf "$staging"
+mkdir -p "$staging/bin" "$staging/proc" "$staging/sys" "$staging/dev" \
+	"$staging/mnt"
+cp /bin/busybox "$staging/bin/busybox"
+cp "$top/scripts/guest/init" "$staging/init"
+chmod 755 "$staging/init"
+(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
+
+# A free port on the host's loopback for the wire.
+listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+port=
+for p in $(shuf -i 20000-59999 -n 50); do
+	if ! listening "$p"; then
+		port=$p
+		break
+	fi
+done
+[ -n "$port" ] || { echo "run-guest-pair: no free port" >&2; exit 1; }
+
+# guest SIDE SERVER MAC: one QEMU, its status into <side>/qemu-status
+guest() {
+	side=$1
+	rc=0
+	timeout --foreground -k 10 "$tmo" \
+		qemu-system-x86_64 -nodefaults -accel tcg \
+		-cpu "${KDAPL_CPU:-max,la57=off}" -m "$mem" -smp "$smp" \
+		-kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
+		-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdapl.run=$script kdapl.role=$side" \
+		-serial "file:$rundir/$side/console.log" -display none \
+		-no-reboot \
+		-netdev "stream,id=n0,server=$2,addr.type=inet,addr.host=127.0.0.1,addr.port=$port" \
+		-device "virtio-net-pci,netdev=n0,mac=$3" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$rundir/$side",mount_tag=kdapl_run,security_model=none,multidevs=remap \
+		-virtfs local,path="$top",mount_tag=kdapl_src,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$rundir/sync",mount_tag=kdapl_sync,security_model=none,multidevs=remap \
+		</dev/null || rc=$?
+	echo "$rc" >"$rundir/$side/qemu-status"
+}
+
+# The listening side first; the other connects once it listens.
+guest a on 52:54:00:6b:64:01 &
+apid=$!
+i=0
+while ! listening "$port"; do
+	i=$((i + 1))
+	if [ "$i" -gt 100 ] || ! kill -0 "$apid" 2>/dev/null; then
+		echo "run-guest-pair: guest a does not listen on $port" >&2
+		wait "$apid" || true
+		exit 1
+	fi
+	sleep 0.1
+done
+guest b off 52:54:00:6b:64:02 &
+bpid=$!
+wait "$apid" || true
+wait "$bpid" || true
+
+rc=0
+for side in a b; do
+	s=$(cat "$rundir/$side/qemu-status" 2>/dev/null || echo 1)
+	if [ "$rc" -eq 0 ] && [ "$s" -ne 0 ]; then
+		rc=$s
+	fi
+done
+exit "$rc"
