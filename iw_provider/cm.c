@@ -780,8 +780,16 @@ static void kiwarp_passive_work(struct work_struct *work)
 	}
 	cep->state = KIWARP_CEP_OFFERED;
 	kref_get(&cep->ref);	/* iw_cm's, until accept or reject */
+	/*
+	 * As siw reports it, and rdma_cm maps it (initiator_depth = ird,
+	 * responder_resources = ord): the Reads the listener's side may
+	 * issue (the initiator's IRD, within our ORD) and those it must
+	 * take (the initiator's ORD, within our IRD). An MPA v1 peer
+	 * negotiates none: 0 and 0, as siw. svcrdma and nvmet-rdma refuse
+	 * a request that allows them no Read.
+	 */
 	ret = kiwarp_cm_event(l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0, pd,
-			      cep->req.pd_len, cep->rep.ird, cep->rep.ord, cep,
+			      cep->req.pd_len, cep->rep.ord, cep->rep.ird, cep,
 			      cep->sock);
 	if (ret) {
 		/*

@@ -246,7 +246,14 @@ struct kiwarp_orqe {
 	u64 sink_to;
 	u32 len;
 	u32 placed;
+	bool inv;		/* RDMA_READ_WITH_INV: invalidate @inv_key */
+	u32 inv_key;		/* once the last response is placed */
 };
+
+static inline bool kiwarp_wr_is_read(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
+}
 
 /* An inbound RDMA READ we must answer (IRQ) */
 struct kiwarp_irqe {

@@ -310,6 +310,7 @@ static enum ib_wc_opcode kiwarp_wc_opcode(enum ib_wr_opcode op)
 	case IB_WR_RDMA_WRITE:
 		return IB_WC_RDMA_WRITE;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 		return IB_WC_RDMA_READ;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
@@ -649,6 +650,10 @@ static int kiwarp_copy_swr(struct kiwarp_qp *qp, const struct ib_send_wr *wr,
 		w->remote_addr = rdma_wr(wr)->remote_addr;
 		w->rkey = rdma_wr(wr)->rkey;
 		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* the sink's MR, invalidated once the data is placed */
+		w->ex_key = wr->ex.invalidate_rkey;
+		fallthrough;
 	case IB_WR_RDMA_READ:
 		if (wr->num_sge != 1)
 			return -EINVAL;

@@ -323,10 +323,11 @@ static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
 static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 {
 	struct kiwarp_rx *rx = &qp->rx;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	bool done = false, bad = false, inv = false;
 	struct kiwarp_orqe *o;
 	unsigned long flags;
-	bool done = false, bad = false;
-	u32 idx = 0;
+	u32 idx = 0, inv_key = 0;
 
 	kiwarp_rx_tagged_end(rx);
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -337,6 +338,8 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 			bad = o->placed != o->len;
 			done = true;
 			idx = o->sq_idx;
+			inv = o->inv;
+			inv_key = o->inv_key;
 			qp->orq_head++;
 		}
 	}
@@ -345,7 +348,21 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 		return kiwarp_rx_fail(qp, TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
 				      DDP_ECODE_T_BASE_BOUNDS);
 	if (done) {
-		kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+		/*
+		 * RDMA Read with Invalidate: the sink's MR is invalid once
+		 * the data is placed, before the completion says so (what
+		 * rdma_rw relies on for iWARP Reads instead of a LOCAL_INV).
+		 */
+		if (inv && kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd,
+						inv_key))
+			status = IB_WC_LOC_PROT_ERR;
+		kiwarp_sq_complete(qp, idx, status);
+		if (status != IB_WC_SUCCESS) {
+			/* a local error: the QP goes to ERROR, as on TX */
+			kiwarp_qp_down_status(qp, -EINVAL);
+			kiwarp_qp_error(qp);
+			return -EPROTO;
+		}
 		kiwarp_qp_kick_tx(qp);	/* an ORQ slot is free */
 	}
 	return 0;

@@ -245,6 +245,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 						  IB_WC_SUCCESS);
 		return ret ? -EINVAL : 0;
 	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
 		if (kiwarp_sges_check(qp, w->sge, 1, IB_ACCESS_LOCAL_WRITE)) {
 			kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 			return -EACCES;
@@ -255,6 +256,8 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 			.sink_stag = w->sge[0].lkey,
 			.sink_to = w->sge[0].addr,
 			.len = w->sge[0].length,
+			.inv = w->opcode == IB_WR_RDMA_READ_WITH_INV,
+			.inv_key = w->ex_key,
 		};
 		qp->orq_tail++;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -319,14 +322,14 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		have_irq = true;
 	} else if (qp->sq_next != qp->sq_tail) {
 		w = &qp->sq[qp->sq_next & (qp->sq_size - 1)];
-		if (w->opcode == IB_WR_RDMA_READ && !qp->ord) {
+		if (kiwarp_wr_is_read(w->opcode) && !qp->ord) {
 			/* the connection allows no Read: a local error */
 			idx = qp->sq_next++;
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
 			kiwarp_sq_complete(qp, idx, IB_WC_LOC_QP_OP_ERR);
 			return -EINVAL;
 		}
-		if ((w->opcode == IB_WR_RDMA_READ &&
+		if ((kiwarp_wr_is_read(w->opcode) &&
 		     qp->orq_tail - qp->orq_head >= qp->ord) ||
 		    ((w->flags & IB_SEND_FENCE) &&
 		     qp->orq_tail != qp->orq_head)) {

@@ -66,7 +66,17 @@ struct cm_ctx {
 	unsigned long events;
 	int status;			/* of the last event with one */
 	struct rdma_cm_id *child;
+	/* the CONNECT_REQUEST's Read depths, as rdma_cm reports them */
+	u8 req_initiator_depth;
+	u8 req_responder_resources;
 };
+
+/*
+ * The client's Read depths for interop_run_port(): NULL for 4 and 4.
+ * Set, the server accepts with what its CONNECT_REQUEST reported, as
+ * svcrdma and nvmet-rdma do.
+ */
+static const struct rdma_conn_param *cli_depths;
 
 struct ep {
 	struct kunit *test;
@@ -91,8 +101,11 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct cm_ctx *c = id->context;
 
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		c->child = id;
+		c->req_initiator_depth = ev->param.conn.initiator_depth;
+		c->req_responder_resources = ev->param.conn.responder_resources;
+	}
 	if (ev->status)
 		c->status = ev->status;
 	set_bit(ev->event, &c->events);
@@ -462,6 +475,10 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 		KUNIT_FAIL(test, "client setup");
 		goto out;
 	}
+	if (cli_depths) {
+		cp.initiator_depth = cli_depths->initiator_depth;
+		cp.responder_resources = cli_depths->responder_resources;
+	}
 	if (rdma_connect(cid, &cp) ||
 	    !cm_wait(&sctx, RDMA_CM_EVENT_CONNECT_REQUEST)) {
 		KUNIT_FAIL(test, "no connect request (events %lx/%lx, status %d)",
@@ -473,6 +490,15 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	if (ep_setup(srv, sctx.child, buf_len)) {
 		KUNIT_FAIL(test, "server setup");
 		goto out;
+	}
+	if (cli_depths) {
+		/* the listener may issue what the client takes, and back */
+		KUNIT_EXPECT_EQ(test, sctx.req_initiator_depth,
+				cli_depths->responder_resources);
+		KUNIT_EXPECT_EQ(test, sctx.req_responder_resources,
+				cli_depths->initiator_depth);
+		cp.initiator_depth = sctx.req_initiator_depth;
+		cp.responder_resources = sctx.req_responder_resources;
 	}
 	rdma_lock_handler(sctx.child);
 	KUNIT_EXPECT_EQ(test, rdma_accept(sctx.child, &cp), 0);
@@ -868,6 +894,121 @@ static void interop_ours_siw_zcopy_crc(struct kunit *test)
 	zc_run(test, &siw_root, &ours_b, true, zc_siw);
 }
 
+/* --- what the kernel's storage ULPs rely on (issue 22) --------------- */
+
+/*
+ * The server READs the client's buffer (as svcrdma and nvmet-rdma fetch
+ * a request's data), with the depth its CONNECT_REQUEST reported.
+ */
+static enum body_result srv_reads(struct kunit *test, struct ep *cli,
+				  struct ep *srv)
+{
+	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
+
+	if (!want)
+		return BODY_FAILED;
+	fill(want, ZC_LEN, 0x4d);
+	memcpy(cli->buf, want, ZC_LEN);
+	if (zc_read_back(srv)) {
+		KUNIT_FAIL(test, "the server's READ failed");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(srv->buf + ZC_READ_OFF, want, ZC_LEN), 0);
+	return BODY_OK;
+}
+
+/*
+ * A client that issues no Read and takes 4 (xprtrdma's parameters): the
+ * listener's CONNECT_REQUEST must let it issue 4 and take none, as siw
+ * reports it - svcrdma refused the connection when kiwarp said 0
+ * ("svcrdma_initdepth_err"). Checked for our listener with both our and
+ * siw's client, and for siw's listener with ours as the control.
+ */
+static void depths_run(struct kunit *test, const struct side *sside,
+		       const struct side *cside)
+{
+	static const struct rdma_conn_param xprtrdma_like = {
+		.initiator_depth = 0, .responder_resources = 4,
+	};
+	cli_depths = &xprtrdma_like;
+	interop_run_port(test, sside, cside, false, 0, ZC_BUF_LEN, srv_reads);
+	cli_depths = NULL;
+}
+
+static void depths_ours_listener_ours_client(struct kunit *test)
+{
+	depths_run(test, &kw2_b, &kw1_root);
+}
+
+static void depths_ours_listener_siw_client(struct kunit *test)
+{
+	depths_run(test, &ours_b, &siw_root);
+}
+
+static void depths_siw_listener_ours_client(struct kunit *test)
+{
+	depths_run(test, &siw_root, &ours_b);
+}
+
+/*
+ * RDMA Read with Invalidate (rdma_rw's iWARP Read): the client READs
+ * into its MR and has it invalidated by the Read's completion. The data
+ * is there; our MR is no longer valid (siw's, as the control, is not
+ * looked into).
+ */
+static enum body_result read_inv(struct kunit *test, struct ep *cli,
+				 struct ep *srv)
+{
+	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
+	struct ib_sge sge = { .addr = cli->mr->iova + ZC_READ_OFF,
+			      .length = ZC_LEN, .lkey = cli->mr->lkey };
+	struct ib_rdma_wr rw = {
+		.wr = { .wr_id = WR_READ, .opcode = IB_WR_RDMA_READ_WITH_INV,
+			.sg_list = &sge, .num_sge = 1,
+			.ex.invalidate_rkey = cli->mr->lkey },
+		.remote_addr = be64_to_cpu(cli->rinfo->addr),
+		.rkey = be32_to_cpu(cli->rinfo->rkey),
+	};
+
+	if (!want)
+		return BODY_FAILED;
+	fill(want, ZC_LEN, 0x6e);
+	memcpy(srv->buf, want, ZC_LEN);
+	memset(cli->buf + ZC_READ_OFF, 0, ZC_LEN);
+	KUNIT_ASSERT_EQ(test, post_send(cli, &rw.wr), 0);
+	if (!ep_wait(cli, WR_READ)) {
+		KUNIT_FAIL(test, "READ_WITH_INV: status %d",
+			   cli->seen[WR_READ].status);
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, cli->seen[WR_READ].opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(cli->buf + ZC_READ_OFF, want, ZC_LEN), 0);
+	if (is_ours(cli)) {
+		struct kiwarp_mr *mr = kiwarp_mr_get(to_kdev(cli->dev),
+						     cli->mr->lkey);
+
+		KUNIT_ASSERT_NOT_NULL(test, mr);
+		KUNIT_EXPECT_EQ(test, kiwarp_mr_check(mr, cli->pd,
+						      IB_ACCESS_LOCAL_WRITE,
+						      cli->mr->iova, 1),
+				RDMAP_ECODE_INVALID_STAG);
+		kiwarp_mr_put(mr);
+	}
+	return BODY_OK;
+}
+
+static void read_inv_ours_ours(struct kunit *test)
+{
+	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
+			 read_inv);
+}
+
+static void read_inv_ours_from_siw(struct kunit *test)
+{
+	interop_run_port(test, &siw_root, &ours_b, false, 0, ZC_BUF_LEN,
+			 read_inv);
+}
+
 static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(interop_siw_ours_rdma_cm),
 	KUNIT_CASE(interop_ours_siw_rdma_cm),
@@ -881,6 +1022,11 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(ours_ours_zcopy_abort),
 	KUNIT_CASE(interop_ours_siw_zcopy),
 	KUNIT_CASE(interop_ours_siw_zcopy_crc),
+	KUNIT_CASE(depths_ours_listener_ours_client),
+	KUNIT_CASE(depths_ours_listener_siw_client),
+	KUNIT_CASE(depths_siw_listener_ours_client),
+	KUNIT_CASE(read_inv_ours_ours),
+	KUNIT_CASE(read_inv_ours_from_siw),
 	{}
 };
 
