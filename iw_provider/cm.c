@@ -894,7 +894,15 @@ static int kiwarp_listen_on(struct kiwarp_listen *l,
 		return ret;
 	sk = sock->sk;
 	sock_set_reuseaddr(sk);
-	ret = addr->ss_family == AF_INET6 ? ip6_sock_set_v6only(sk) : 0;
+	/*
+	 * Bound to our netdev, as siw's listeners are: a listener of
+	 * another device on the same port (siw binds the wildcard to its
+	 * netdev) must not make ours EADDRINUSE, nor ours theirs; rdma_cm
+	 * listens on every device for one wildcard rdma_listen (svcrdma).
+	 */
+	ret = sock_bindtoindex(sk, l->kdev->netdev->ifindex, true);
+	if (!ret && addr->ss_family == AF_INET6)
+		ret = ip6_sock_set_v6only(sk);
 	if (!ret)
 		ret = kernel_bind(sock, (struct sockaddr *)addr,
 				  kiwarp_addr_len(addr));

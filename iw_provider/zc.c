@@ -161,27 +161,6 @@ int kiwarp_zc_attach(struct kiwarp_qp *qp)
 }
 
 /**
- * kiwarp_zc_detach() - the QP's connection is gone: no more completions.
- * @qp: the QP, in the teardown, after its socket was released
- *
- * Records still held below TCP keep the area until they are freed;
- * their WQEs are flushed by the teardown like every unfinished WQE.
- */
-void kiwarp_zc_detach(struct kiwarp_qp *qp)
-{
-	struct kiwarp_zc *zc = qp->zc;
-	unsigned long flags;
-
-	if (!zc)
-		return;
-	spin_lock_irqsave(&zc->lock, flags);
-	zc->qp = NULL;
-	spin_unlock_irqrestore(&zc->lock, flags);
-	qp->zc = NULL;
-	kiwarp_zc_put(zc, 1);
-}
-
-/**
  * kiwarp_zc_quiesce() - lent batches complete no WQE from now on.
  * @qp: the QP, whose connection is about to be reset (teardown)
  *
@@ -199,6 +178,24 @@ void kiwarp_zc_quiesce(struct kiwarp_qp *qp)
 	spin_lock_irqsave(&zc->lock, flags);
 	zc->qp = NULL;
 	spin_unlock_irqrestore(&zc->lock, flags);
+}
+
+/**
+ * kiwarp_zc_detach() - the QP's connection is gone: no more completions.
+ * @qp: the QP, in the teardown, after its socket was released
+ *
+ * Records still held below TCP keep the area until they are freed;
+ * their WQEs are flushed by the teardown like every unfinished WQE.
+ */
+void kiwarp_zc_detach(struct kiwarp_qp *qp)
+{
+	struct kiwarp_zc *zc = qp->zc;
+
+	if (!zc)
+		return;
+	kiwarp_zc_quiesce(qp);
+	qp->zc = NULL;
+	kiwarp_zc_put(zc, 1);
 }
 
 /* Records in flight: the teardown resets instead of closing then. */

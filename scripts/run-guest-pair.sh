@@ -31,27 +31,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 smp=${KDAPL_PAIR_SMP:-1}
 mem=${KDAPL_PAIR_MEM:-1536M}
 
+. "$top/scripts/guest-stage.sh"
 mkdir -p "$rundir/sync"
 rm -f "$rundir/sync/"*
 for side in a b; do
-	mkdir -p "$rundir/$side/modules" "$rundir/$side/out"
+	mkdir -p "$rundir/$side/out"
 	rm -f "$rundir/$side/out/"* "$rundir/$side/console.log" \
 		"$rundir/$side/qemu-status"
-	cp "$top"/kdapl/*.ko "$top"/iw_provider/*.ko "$top"/kunit/*.ko \
-		"$top"/demo/*.ko "$top"/tools/kdapltest/*.ko "$top"/bench/*.ko \
-		"$rundir/$side/modules/"
-	cp "$ktree/drivers/infiniband/sw/siw/siw.ko" "$rundir/$side/modules/"
+	stage_modules "$top" "$ktree" "$rundir/$side/modules"
 done
-
+make_initramfs "$top" "$rundir"
 initrd=$rundir/initramfs.cpio.gz
-staging=$rundir/initramfs
-rm -rf "$staging"
-mkdir -p "$staging/bin" "$staging/proc" "$staging/sys" "$staging/dev" \
-	"$staging/mnt"
-cp /bin/busybox "$staging/bin/busybox"
-cp "$top/scripts/guest/init" "$staging/init"
-chmod 755 "$staging/init"
-(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
 
 # A free port on the host's loopback for the wire.
 listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }

@@ -36,22 +36,10 @@ mem=${KDAPL_MEM:-2G}
 mkdir -p "$rundir/modules" "$rundir/out"
 rm -f "$rundir/out/"* "$rundir/console.log"
 
-# Stage the modules the guest loads: ours and the in-tree siw.
-cp "$top"/kdapl/*.ko "$top"/iw_provider/*.ko "$top"/kunit/*.ko "$top"/demo/*.ko \
-	"$top"/tools/kdapltest/*.ko "$top"/bench/*.ko \
-	"$rundir/modules/"
-cp "$ktree/drivers/infiniband/sw/siw/siw.ko" "$rundir/modules/"
-
-# The initramfs: busybox and our init, nothing else.
+. "$top/scripts/guest-stage.sh"
+stage_modules "$top" "$ktree" "$rundir/modules"
+make_initramfs "$top" "$rundir"
 initrd=$rundir/initramfs.cpio.gz
-staging=$rundir/initramfs
-rm -rf "$staging"
-mkdir -p "$staging/bin" "$staging/proc" "$staging/sys" "$staging/dev" \
-	"$staging/mnt"
-cp /bin/busybox "$staging/bin/busybox"
-cp "$top/scripts/guest/init" "$staging/init"
-chmod 755 "$staging/init"
-(cd "$staging" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
 
 rc=0
 timeout --foreground -k 10 "$tmo" \

@@ -5,6 +5,7 @@
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
+. "$KDAPL_SRC/scripts/guest/nfs.sh"
 
 guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
@@ -146,6 +147,10 @@ kiwarp_wire_user_suite
 # found since: kdapl_iwsock left kw1's neighbour entry for kw2 on a
 # stale MAC, fixed there.)
 kdapl_bench_smoke_suite
+
+# --- nfs_rdma: the kernel's NFS over RDMA on kiwarp, siw as the control ---
+# (scripts/guest/nfs.sh; knfsd in namespace b, the mount in the root)
+nfs_rdma_suite
 
 # --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
 kiwarp_unload_live_suite

@@ -1,0 +1,26 @@
+# shellcheck shell=sh
+# What a test guest boots with, for scripts/run-guest.sh and
+# scripts/run-guest-pair.sh (sourced, POSIX sh).
+
+# stage_modules TOP KTREE DIR: the modules a guest loads (ours and the
+# tree's siw) into DIR
+stage_modules() {
+	mkdir -p "$3"
+	cp "$1"/kdapl/*.ko "$1"/iw_provider/*.ko "$1"/kunit/*.ko \
+		"$1"/demo/*.ko "$1"/tools/kdapltest/*.ko "$1"/bench/*.ko "$3/"
+	cp "$2/drivers/infiniband/sw/siw/siw.ko" "$3/"
+}
+
+# make_initramfs TOP RUNDIR: busybox and our init, nothing else, as
+# RUNDIR/initramfs.cpio.gz
+make_initramfs() {
+	_staging=$2/initramfs
+	rm -rf "$_staging"
+	mkdir -p "$_staging/bin" "$_staging/proc" "$_staging/sys" \
+		"$_staging/dev" "$_staging/mnt"
+	cp /bin/busybox "$_staging/bin/busybox"
+	cp "$1/scripts/guest/init" "$_staging/init"
+	chmod 755 "$_staging/init"
+	(cd "$_staging" && find . | cpio -o -H newc --quiet | gzip -1) \
+		>"$2/initramfs.cpio.gz"
+}

@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# Suite nfs_rdma (sourced after lib.sh; kiwarp.ko loaded, kw1/kw2 and the
+# siw test hosts up): the kernel's own NFS over RDMA on kiwarp, with siw
+# as the control. knfsd serves in namespace b with "rdma 20049" in its
+# portlist (svcrdma); the root namespace mounts with proto=rdma
+# (xprtrdma): over kw1 -> kw2 (203.0.113.2) and over siwA -> siwB
+# (192.0.2.2). Files are written and read back with O_DIRECT (no page
+# cache between the checksums and the wire) and compared.
+#
+# User space is Debian's nfs-kernel-server from the host root (rpcbind,
+# exportfs, rpc.mountd, rpc.nfsd); /var/lib/nfs is a tmpfs here, the
+# export a tmpfs directory (fsid=0).
+
+NFS_EXPORT=/tmp/nfs-export
+NFS_MNT=/tmp/nfs-mnt
+NFS_DATA=/tmp/nfs-data
+NFS_OPTS=vers=3,proto=rdma,port=20049,nolock,mountproto=tcp
+
+# The server, all in namespace b (its nfsd, rpcbind and mountd live in
+# the mount namespace ip-netns-exec makes; they keep it).
+nfs_server_start() {
+	mkdir -p "$NFS_EXPORT" /var/lib/nfs 2>/dev/null
+	mount -t tmpfs tmpfs /var/lib/nfs &&
+	: >/var/lib/nfs/etab && : >/var/lib/nfs/rmtab &&
+	: >/var/lib/nfs/xtab || return 1
+	mount -t tmpfs tmpfs "$NFS_EXPORT" || return 1
+	ip netns exec b sh -c "
+		mount -t nfsd nfsd /proc/fs/nfsd &&
+		rpcbind -w &&
+		exportfs -o rw,fsid=0,insecure,no_root_squash,no_subtree_check \
+			'*:$NFS_EXPORT' &&
+		rpc.mountd --no-udp &&
+		rpc.nfsd 4 &&
+		echo 'rdma 20049' >/proc/fs/nfsd/portlist &&
+		cat /proc/fs/nfsd/portlist" || return 1
+}
+
+nfs_server_stop() {
+	ip netns exec b sh -c "
+		mount -t nfsd nfsd /proc/fs/nfsd 2>/dev/null
+		rpc.nfsd 0
+		exportfs -ua
+		pkill rpc.mountd
+		pkill rpcbind
+		umount /proc/fs/nfsd" 2>/dev/null
+	umount "$NFS_EXPORT" 2>/dev/null
+	umount /var/lib/nfs 2>/dev/null
+	return 0
+}
+
+# nfs_mount ADDR: mount the export over RDMA; it must say proto=rdma
+nfs_mount() {
+	mkdir -p "$NFS_MNT" &&
+	timeout 120 mount -t nfs -o "$NFS_OPTS" "$1:$NFS_EXPORT" "$NFS_MNT" &&
+	grep " $NFS_MNT nfs " /proc/mounts | grep -q "proto=rdma" ||
+		{ grep " $NFS_MNT " /proc/mounts; dmesg | tail -n 20; return 1; }
+}
+
+nfs_umount() {
+	timeout 60 umount "$NFS_MNT"
+}
+
+# nfs_roundtrip NAME BYTES: a random file written with O_DIRECT and read
+# back the same way over a fresh mount of ADDR; checksums equal
+nfs_roundtrip() {
+	local addr=$1 name=$2 bytes=$3 bs=$4 a b
+	mkdir -p "$NFS_DATA" &&
+	head -c "$bytes" /dev/urandom >"$NFS_DATA/$name" &&
+	dd if="$NFS_DATA/$name" of="$NFS_MNT/$name" bs="$bs" oflag=direct \
+		status=none &&
+	nfs_umount && nfs_mount "$addr" || return 1
+	a=$(md5sum <"$NFS_DATA/$name")
+	b=$(dd if="$NFS_MNT/$name" bs="$bs" iflag=direct status=none | md5sum)
+	rm -f "$NFS_DATA/$name"
+	[ "$a" = "$b" ] || { echo "checksums differ: $a / $b"; return 1; }
+}
+
+# Many small files, fsync'ed, listed and read back after a remount
+nfs_small_files() {
+	local addr=$1 i
+	mkdir -p "$NFS_MNT/small" || return 1
+	for i in $(seq 1 100); do
+		echo "file $i $(head -c 512 /dev/urandom | md5sum)" \
+			>"$NFS_MNT/small/$i" || return 1
+	done
+	sync -f "$NFS_MNT/small/1" || return 1
+	md5sum "$NFS_MNT"/small/* >/tmp/nfs-small.sum
+	nfs_umount && nfs_mount "$addr" || return 1
+	[ "$(find "$NFS_MNT/small" -type f | wc -l)" -eq 100 ] &&
+	md5sum "$NFS_MNT"/small/* | cmp -s - /tmp/nfs-small.sum
+}
+
+# The 16 MiB just read back came over kiwarp (not TCP): kw1's QPs
+nfs_kiwarp_carried() {
+	local f=/sys/kernel/debug/kiwarp/kw1/qps
+	cat "$f"
+	awk '{ for (i = 1; i < NF; i++) if ($i == "rx_bytes") s += $(i + 1) }
+	     END { exit !(s >= 16777216) }' "$f"
+}
+
+nfs_rdma_suite() {
+	ktap_suite nfs_rdma 11
+	ktap_check nfs_server_up nfs_server_start
+	ktap_check mount_over_kiwarp nfs_mount "$KW2_ADDR"
+	ktap_check kiwarp_4k_direct nfs_roundtrip "$KW2_ADDR" f4k 4096 4096
+	ktap_check kiwarp_1m_direct nfs_roundtrip "$KW2_ADDR" f1m 1048576 \
+		65536
+	ktap_check kiwarp_16m_direct nfs_roundtrip "$KW2_ADDR" f16m \
+		16777216 1048576
+	ktap_check kiwarp_carried_the_data nfs_kiwarp_carried
+	ktap_check kiwarp_small_files_fsync nfs_small_files "$KW2_ADDR"
+	ktap_check umount_kiwarp nfs_umount
+	# the control: the same over siw
+	ktap_check mount_over_siw nfs_mount "$HOST_B_ADDR"
+	ktap_check siw_16m_direct nfs_roundtrip "$HOST_B_ADDR" s16m \
+		16777216 1048576
+	ktap_check umount_siw nfs_umount
+	ktap_end
+	umount "$NFS_MNT" 2>/dev/null
+	nfs_server_stop
+}
