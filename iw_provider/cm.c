@@ -881,7 +881,8 @@ static void kiwarp_listen_data_ready(struct sock *sk)
 }
 
 static int kiwarp_listen_on(struct kiwarp_listen *l,
-			    struct sockaddr_storage *addr, int backlog)
+			    struct sockaddr_storage *addr, int backlog,
+			    bool bind_dev)
 {
 	struct socket *sock;
 	struct sock *sk;
@@ -895,12 +896,14 @@ static int kiwarp_listen_on(struct kiwarp_listen *l,
 	sk = sock->sk;
 	sock_set_reuseaddr(sk);
 	/*
-	 * Bound to our netdev, as siw's listeners are: a listener of
-	 * another device on the same port (siw binds the wildcard to its
-	 * netdev) must not make ours EADDRINUSE, nor ours theirs; rdma_cm
-	 * listens on every device for one wildcard rdma_listen (svcrdma).
+	 * A wildcard's expansion is bound to our netdev, as siw binds its
+	 * wildcard listeners: rdma_cm listens on every device for one
+	 * wildcard rdma_listen (svcrdma), and siw's device-bound wildcard
+	 * socket on the same port made ours EADDRINUSE, or ours theirs.
+	 * A listen on a given address is left unbound, as siw's.
 	 */
-	ret = sock_bindtoindex(sk, l->kdev->netdev->ifindex, true);
+	ret = bind_dev ? sock_bindtoindex(sk, l->kdev->netdev->ifindex, true) :
+			 0;
 	if (!ret && addr->ss_family == AF_INET6)
 		ret = ip6_sock_set_v6only(sk);
 	if (!ret)
@@ -1003,6 +1006,7 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 	struct sockaddr_storage *ss = &id->m_local_addr;
 	struct sockaddr_storage *addrs;
 	struct kiwarp_listen *l;
+	bool wildcard = false;
 	int n = 0, i, ret = 0;
 
 	if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)
@@ -1013,7 +1017,8 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 	if (ss->ss_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
-		if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
+		wildcard = sin->sin_addr.s_addr == htonl(INADDR_ANY);
+		if (wildcard)
 			n = kiwarp_listen_addrs4(kdev->netdev, sin->sin_port,
 						 addrs, 0);
 		else
@@ -1021,7 +1026,8 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
-		if (ipv6_addr_any(&sin6->sin6_addr)) {
+		wildcard = ipv6_addr_any(&sin6->sin6_addr);
+		if (wildcard) {
 			n = kiwarp_listen_addrs6(kdev->netdev, sin6->sin6_port,
 						 addrs, 0);
 			/* not v6-only: the IPv4 addresses too */
@@ -1047,7 +1053,7 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 	l->cm_id = id;
 
 	for (i = 0; i < n && !ret; i++)
-		ret = kiwarp_listen_on(l, &addrs[i], backlog);
+		ret = kiwarp_listen_on(l, &addrs[i], backlog, wildcard);
 	kfree(addrs);
 	if (ret) {
 		kiwarp_listen_close(l);

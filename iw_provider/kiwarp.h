@@ -246,8 +246,13 @@ struct kiwarp_orqe {
 	u64 sink_to;
 	u32 len;
 	u32 placed;
-	bool inv;		/* RDMA_READ_WITH_INV: invalidate @inv_key */
-	u32 inv_key;		/* once the last response is placed */
+	/*
+	 * RDMA_READ_WITH_INV: @inv_key is invalidated once the last
+	 * response is placed, before the completion. A flushed Read
+	 * leaves it valid (as siw): the consumer invalidates or frees it.
+	 */
+	bool inv;
+	u32 inv_key;
 };
 
 static inline bool kiwarp_wr_is_read(enum ib_wr_opcode op)

@@ -357,12 +357,10 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 						inv_key))
 			status = IB_WC_LOC_PROT_ERR;
 		kiwarp_sq_complete(qp, idx, status);
-		if (status != IB_WC_SUCCESS) {
-			/* a local error: the QP goes to ERROR, as on TX */
-			kiwarp_qp_down_status(qp, -EINVAL);
-			kiwarp_qp_error(qp);
-			return -EPROTO;
-		}
+		if (status != IB_WC_SUCCESS)	/* a local error, as siw */
+			return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
+					      RDMAP_ETYPE_CATASTROPHIC,
+					      RDMAP_ECODE_UNSPECIFIED);
 		kiwarp_qp_kick_tx(qp);	/* an ORQ slot is free */
 	}
 	return 0;

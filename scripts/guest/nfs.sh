@@ -35,14 +35,22 @@ nfs_server_start() {
 		cat /proc/fs/nfsd/portlist" || return 1
 }
 
+# The server goes; what it leaves behind (svcrdma's listeners on kw0 and
+# kw2, its daemons) is said on the console for the later suites' sake.
 nfs_server_stop() {
+	local pid
 	ip netns exec b sh -c "
 		mount -t nfsd nfsd /proc/fs/nfsd 2>/dev/null
 		rpc.nfsd 0
 		exportfs -ua
-		pkill rpc.mountd
-		pkill rpcbind
-		umount /proc/fs/nfsd" 2>/dev/null
+		[ -z \"\$(cat /proc/fs/nfsd/portlist 2>/dev/null)\" ] ||
+			echo 'kdapl-guest: nfsd still listening'
+		umount /proc/fs/nfsd"
+	for pid in $(ip netns pids b); do
+		case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+		rpcbind | rpc.mountd) kill "$pid" ;;
+		esac
+	done
 	umount "$NFS_EXPORT" 2>/dev/null
 	umount /var/lib/nfs 2>/dev/null
 	return 0
@@ -60,18 +68,32 @@ nfs_umount() {
 	timeout 60 umount "$NFS_MNT"
 }
 
-# nfs_roundtrip NAME BYTES: a random file written with O_DIRECT and read
-# back the same way over a fresh mount of ADDR; checksums equal
+# Whatever is still mounted there goes (a failed case may leave mounts
+# stacked), lazily if it must.
+nfs_umount_all() {
+	local i
+	for i in 1 2 3 4; do
+		mountpoint -q "$NFS_MNT" || return 0
+		timeout 30 umount "$NFS_MNT" || umount -f -l "$NFS_MNT"
+	done
+}
+
+# nfs_roundtrip ADDR NAME BYTES BS: a random file written with O_DIRECT
+# in blocks of BS and read back the same way over a fresh mount of ADDR;
+# checksums equal. A transfer that hangs is killed (hard mounts wait in
+# a killable state).
 nfs_roundtrip() {
 	local addr=$1 name=$2 bytes=$3 bs=$4 a b
 	mkdir -p "$NFS_DATA" &&
 	head -c "$bytes" /dev/urandom >"$NFS_DATA/$name" &&
-	dd if="$NFS_DATA/$name" of="$NFS_MNT/$name" bs="$bs" oflag=direct \
-		status=none &&
+	timeout -s KILL 300 dd if="$NFS_DATA/$name" of="$NFS_MNT/$name" \
+		bs="$bs" oflag=direct status=none &&
 	nfs_umount && nfs_mount "$addr" || return 1
 	a=$(md5sum <"$NFS_DATA/$name")
-	b=$(dd if="$NFS_MNT/$name" bs="$bs" iflag=direct status=none | md5sum)
-	rm -f "$NFS_DATA/$name"
+	timeout -s KILL 300 dd if="$NFS_MNT/$name" of="$NFS_DATA/$name.back" \
+		bs="$bs" iflag=direct status=none || return 1
+	b=$(md5sum <"$NFS_DATA/$name.back")
+	rm -f "$NFS_DATA/$name" "$NFS_DATA/$name.back"
 	[ "$a" = "$b" ] || { echo "checksums differ: $a / $b"; return 1; }
 }
 
@@ -116,6 +138,6 @@ nfs_rdma_suite() {
 		16777216 1048576
 	ktap_check umount_siw nfs_umount
 	ktap_end
-	umount "$NFS_MNT" 2>/dev/null
+	nfs_umount_all
 	nfs_server_stop
 }
