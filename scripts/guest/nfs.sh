@@ -112,6 +112,30 @@ nfs_small_files() {
 	md5sum "$NFS_MNT"/small/* | cmp -s - /tmp/nfs-small.sum
 }
 
+# The server restarts under a live mount (rpc.nfsd 0, then back with
+# its RDMA listener): the client's transport reconnects over kiwarp and
+# a file written before reads back equal, a new one goes through.
+nfs_server_restart() {
+	local a b
+	head -c 262144 /dev/urandom >"$NFS_DATA/before" &&
+	timeout -s KILL 120 dd if="$NFS_DATA/before" of="$NFS_MNT/before" \
+		bs=65536 oflag=direct status=none || return 1
+	ip netns exec b sh -c "
+		mount -t nfsd nfsd /proc/fs/nfsd &&
+		rpc.nfsd 0 && sleep 2 &&
+		rpc.nfsd 4 &&
+		echo 'rdma 20049' >/proc/fs/nfsd/portlist &&
+		cat /proc/fs/nfsd/portlist" || return 1
+	a=$(md5sum <"$NFS_DATA/before")
+	timeout -s KILL 300 dd if="$NFS_MNT/before" of="$NFS_DATA/before.back" \
+		bs=65536 iflag=direct status=none || return 1
+	b=$(md5sum <"$NFS_DATA/before.back")
+	[ "$a" = "$b" ] || { echo "checksums differ: $a / $b"; return 1; }
+	timeout -s KILL 120 dd if="$NFS_DATA/before" of="$NFS_MNT/after" \
+		bs=65536 oflag=direct status=none &&
+	rm -f "$NFS_DATA/before" "$NFS_DATA/before.back"
+}
+
 # The 16 MiB just read back came over kiwarp (not TCP): kw1's QPs
 nfs_kiwarp_carried() {
 	local f=/sys/kernel/debug/kiwarp/kw1/qps
@@ -121,7 +145,7 @@ nfs_kiwarp_carried() {
 }
 
 nfs_rdma_suite() {
-	ktap_suite nfs_rdma 11
+	ktap_suite nfs_rdma 12
 	ktap_check nfs_server_up nfs_server_start
 	ktap_check mount_over_kiwarp nfs_mount "$KW2_ADDR"
 	ktap_check kiwarp_4k_direct nfs_roundtrip "$KW2_ADDR" f4k 4096 4096
@@ -131,6 +155,7 @@ nfs_rdma_suite() {
 		16777216 1048576
 	ktap_check kiwarp_carried_the_data nfs_kiwarp_carried
 	ktap_check kiwarp_small_files_fsync nfs_small_files "$KW2_ADDR"
+	ktap_check kiwarp_server_restart nfs_server_restart
 	ktap_check umount_kiwarp nfs_umount
 	# the control: the same over siw
 	ktap_check mount_over_siw nfs_mount "$HOST_B_ADDR"
