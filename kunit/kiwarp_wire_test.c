@@ -346,6 +346,26 @@ static u16 wire_build(struct wire_ctx *c, struct ddp_hdr *h, u16 pay)
 	return hlen + pay;
 }
 
+/* Read one FPDU from the raw socket and decode its header into @h */
+static int wire_recv_hdr(struct wire_ctx *c, bool crc, struct ddp_hdr *h)
+{
+	struct ddp_err err;
+	const u8 *u;
+	size_t rest;
+	u16 ulen;
+
+	if (raw_recv(c->sock, c->frame, 2))
+		return -EIO;
+	ulen = get_unaligned_be16(c->frame);
+	rest = mpa_fpdu_size(ulen) - 2;
+	if (rest > sizeof(c->frame) - 2 ||
+	    raw_recv(c->sock, c->frame + 2, rest) ||
+	    mpa_fpdu_decode(c->frame, rest + 2, crc, 0xffff, &u, &ulen) <= 0 ||
+	    ddp_hdr_decode(u, ulen, h, &err) <= 0)
+		return -EPROTO;
+	return 0;
+}
+
 /* Expect a TERMINATE (layer, etype, ecode), then the QP in ERROR */
 static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 			     u8 ecode, bool crc)
@@ -353,19 +373,8 @@ static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 	struct kunit *test = c->test;
 	unsigned long end = jiffies + TMO;
 	struct ddp_hdr h;
-	struct ddp_err err;
-	const u8 *u;
-	u16 ulen;
-	size_t rest;
 
-	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame, 2), 0);
-	ulen = get_unaligned_be16(c->frame);
-	rest = mpa_fpdu_size(ulen) - 2;
-	KUNIT_ASSERT_LE(test, rest, sizeof(c->frame) - 2);
-	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame + 2, rest), 0);
-	KUNIT_ASSERT_GT(test, mpa_fpdu_decode(c->frame, rest + 2, crc, 0xffff,
-					      &u, &ulen), 0);
-	KUNIT_ASSERT_GT(test, ddp_hdr_decode(u, ulen, &h, &err), 0);
+	KUNIT_ASSERT_EQ(test, wire_recv_hdr(c, crc, &h), 0);
 	KUNIT_EXPECT_EQ(test, h.opcode, RDMAP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, h.term_layer, layer);
 	KUNIT_EXPECT_EQ(test, h.term_etype, etype);
@@ -631,10 +640,6 @@ static void wire_read_resp_send_interleaved(struct kunit *test)
 	struct ddp_hdr r2 = { .opcode = RDMAP_READ_RESP, .last = true };
 	const struct ib_send_wr *bad;
 	struct ddp_hdr req;
-	struct ddp_err err;
-	const u8 *u;
-	u16 ulen;
-	size_t rest;
 	struct ib_wc wc;
 
 	KUNIT_ASSERT_EQ(test, wire_connect(c, 19013, false, false, RW, 0), 0);
@@ -645,14 +650,7 @@ static void wire_read_resp_send_interleaved(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp, &rd.wr, &bad), 0);
 
 	/* the Read Request on the wire */
-	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame, 2), 0);
-	ulen = get_unaligned_be16(c->frame);
-	rest = mpa_fpdu_size(ulen) - 2;
-	KUNIT_ASSERT_LE(test, rest, sizeof(c->frame) - 2);
-	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, c->frame + 2, rest), 0);
-	KUNIT_ASSERT_GT(test, mpa_fpdu_decode(c->frame, rest + 2, false, 0xffff,
-					      &u, &ulen), 0);
-	KUNIT_ASSERT_GT(test, ddp_hdr_decode(u, ulen, &req, &err), 0);
+	KUNIT_ASSERT_EQ(test, wire_recv_hdr(c, false, &req), 0);
 	KUNIT_ASSERT_EQ(test, req.opcode, RDMAP_READ_REQ);
 	KUNIT_ASSERT_EQ(test, req.read_size, 200U);
 
