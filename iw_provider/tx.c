@@ -240,7 +240,8 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 						  IB_WC_SUCCESS);
 		return ret;
 	case IB_WR_LOCAL_INV:
-		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key);
+		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key,
+					   true);
 		kiwarp_sq_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
 						  IB_WC_SUCCESS);
 		return ret ? -EINVAL : 0;

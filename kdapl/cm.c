@@ -140,6 +140,47 @@ static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
 	return true;
 }
 
+/*
+ * IB and RoCE: the QP transitions rdma_cm makes for a QP it created
+ * (cma_modify_qp_rtr(), cma_modify_qp_rts()). kdapl creates its QPs with
+ * ib_create_qp() before any cm_id exists, so rdma_cm leaves them alone
+ * and the EP makes them: INIT again with the connection's port, P_Key
+ * and access flags (which follow the negotiated read depth), then RTR and
+ * RTS from the connection's path and the peer's QP number. On the active
+ * side at the REP (RDMA_CM_EVENT_CONNECT_RESPONSE), on the passive side
+ * before the REP is sent. An iWARP QP is moved by iw_cm: nothing to do.
+ *
+ * Context: the cm_id's handler or the EP's work; @qp cannot go away
+ * while @id is alive (kdapl_ep_qp_destroy() destroys the cm_id first).
+ */
+static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
+		       struct ib_qp *qp)
+{
+	static const enum ib_qp_state steps[] = {
+		IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS,
+	};
+	struct ib_qp_attr qa;
+	unsigned int i;
+	int mask, err;
+
+	if (ep->base.ia->prov->iwarp)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = steps[i];
+		err = rdma_init_qp_attr(id, &qa, &mask);
+		if (!err)
+			err = ib_modify_qp(qp, &qa, mask);
+		if (err) {
+			pr_debug("ep %u: QP %u to state %d: %d\n",
+				 ep->base.hobj.index, qp->qp_num, steps[i],
+				 err);
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The CONNECT action: create the cm_id and start address resolution. */
 static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 			  struct sockaddr_storage *src)
@@ -225,7 +266,9 @@ static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	spin_lock_irq(&ep->lock);
 	ep->cm_id = id;
 	spin_unlock_irq(&ep->lock);
-	err = rdma_accept(id, &p);
+	err = ep_qp_ready(ep, id, ep->qp);
+	if (!err)	/* else the abort's rdma_destroy_id() sends the REJ */
+		err = rdma_accept(id, &p);
 	rdma_unlock_handler(id);
 	if (err)
 		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
@@ -443,6 +486,46 @@ static void ep_gone(struct kdapl_ep *ep, bool error)
 	kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);
 }
 
+/* The connection is up: ESTABLISHED with the peer's private data. */
+static void ep_established(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			   const void *pd, u8 pdlen)
+{
+	spin_lock_irq(&ep->lock);
+	memcpy(&ep->local, &id->route.addr.src_addr, sizeof(ep->local));
+	memcpy(&ep->remote, &id->route.addr.dst_addr, sizeof(ep->remote));
+	spin_unlock_irq(&ep->lock);
+	if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
+			DAT_CONNECTION_EVENT_ESTABLISHED, -1, pd, pdlen))
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
+}
+
+/*
+ * IB/RoCE, active side: the REP arrived. rdma_cm reports it as
+ * CONNECT_RESPONSE because it does not own the QP: move the QP to RTS,
+ * then rdma_accept() without parameters sends the RTU (what librdmacm
+ * does for a QP it did not create), and the connection is up. A failure
+ * rejects the REP (rdma_accept() does) and ends the connect.
+ */
+static void ep_connect_response(struct kdapl_ep *ep, struct rdma_cm_id *id,
+				const void *pd, u8 pdlen)
+{
+	struct ib_qp *qp;
+
+	spin_lock_irq(&ep->lock);
+	qp = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
+	     ep->qp : NULL;
+	spin_unlock_irq(&ep->lock);
+	if (!qp)
+		return;		/* aborted meanwhile: the abort rejects */
+	if (ep_qp_ready(ep, id, qp) || rdma_accept(id, NULL)) {
+		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
+		return;
+	}
+	ep_established(ep, id, pd, pdlen);
+}
+
 static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			struct rdma_cm_event *ev)
 {
@@ -484,15 +567,11 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 				   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
 				   KDAPL_EP_ACT_ABORT, NULL, 0);
 		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		ep_connect_response(ep, id, pd, pdlen);
+		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		spin_lock_irq(&ep->lock);
-		memcpy(&ep->local, &id->route.addr.src_addr, sizeof(ep->local));
-		memcpy(&ep->remote, &id->route.addr.dst_addr,
-		       sizeof(ep->remote));
-		spin_unlock_irq(&ep->lock);
-		if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
-				DAT_CONNECTION_EVENT_ESTABLISHED, -1, pd, pdlen))
-			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
+		ep_established(ep, id, pd, pdlen);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		ep_gone(ep, ev->status != 0 && ev->status != -ECONNRESET);

@@ -141,6 +141,11 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		ep->flushed++;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	/* An error that is not a flush ends the connection (while the
+	 * context is out, the EP cannot go: its free drains the QP).
+	 */
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		kdapl_ep_break(ep);
 	wr_put(ep, wr);
 	kdapl_evd_queue(evd, &ev, false);
 }

@@ -154,21 +154,25 @@ void kdapl_ep_arm_timer(struct kdapl_ep *ep, DAT_TIMEOUT usec)
 	mod_timer(&ep->timer, ep->deadline);
 }
 
-/* An asynchronous QP event: a QP error breaks the connection. */
-static void kdapl_ep_qp_event(struct ib_event *ibev, void *ctx)
+/**
+ * kdapl_ep_break() - the QP failed under a connection
+ * @ep: the EP
+ *
+ * A CONNECTED EP goes DISCONNECTED with DAT_CONNECTION_EVENT_BROKEN and
+ * the connection is aborted; in any other state nothing happens (the
+ * connection's own outcome is reported, or was). Callers: a fatal QP
+ * event, and a work completion in error other than a flush: over IB and
+ * RoCE the transport says nothing else (a remote access error NAKs the
+ * request and moves both QPs to ERROR while the CM connection stays),
+ * over iWARP it comes before the TERMINATE's close.
+ *
+ * Context: any context; takes ep->lock.
+ */
+void kdapl_ep_break(struct kdapl_ep *ep)
 {
-	struct kdapl_ep *ep = ctx;
 	unsigned long flags;
 	bool broken;
 
-	switch (ibev->event) {
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-		break;
-	default:
-		return;
-	}
 	spin_lock_irqsave(&ep->lock, flags);
 	broken = ep->state == DAT_EP_STATE_CONNECTED &&
 		 kdapl_ep_move(ep, KDAPL_EP_EV_CM_BROKEN);
@@ -178,6 +182,43 @@ static void kdapl_ep_qp_event(struct ib_event *ibev, void *ctx)
 		kdapl_ep_post_conn(ep, DAT_CONNECTION_EVENT_BROKEN);
 		kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);
 	}
+}
+
+/* An asynchronous QP event: a QP error breaks the connection. */
+static void kdapl_ep_qp_event(struct ib_event *ibev, void *ctx)
+{
+	switch (ibev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		kdapl_ep_break(ctx);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * IB and RoCE: a QP takes receives from INIT on, so a new QP goes there
+ * at once, on the provider's port with the first P_Key and no remote
+ * access, as rdma_create_qp() leaves one (cma_init_conn_qp()); connect
+ * and accept move it on with the connection's own attributes
+ * (kdapl_ep_qp_ready() in cm.c). An iWARP QP takes receives while idle
+ * (RESET) and iw_cm moves it when the connection is up.
+ */
+static int kdapl_ep_qp_init(struct kdapl_ep *ep, struct ib_qp *qp)
+{
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = ep->base.ia->prov->port,
+		.qp_access_flags = 0,
+	};
+
+	if (ep->base.ia->prov->iwarp)
+		return 0;
+	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 }
 
 static bool kdapl_ep_configured(struct kdapl_ep *ep)
@@ -216,6 +257,13 @@ static DAT_RETURN kdapl_ep_qp_create(struct kdapl_ep *ep)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	qp = ib_create_qp(ep->pz->pd, &qa);
 	if (IS_ERR(qp)) {
+		kdapl_ep_wrs_free(ep);
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	err = kdapl_ep_qp_init(ep, qp);
+	if (err) {
+		/* Nothing was posted on it: no drain. */
+		ib_destroy_qp(qp);
 		kdapl_ep_wrs_free(ep);
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	}

@@ -273,6 +273,7 @@ DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
 void kdapl_ep_queue(struct kdapl_ep *ep, enum kdapl_ep_action act);
 bool kdapl_ep_move(struct kdapl_ep *ep, enum kdapl_ep_op op);
 void kdapl_ep_post_conn(struct kdapl_ep *ep, DAT_EVENT_NUMBER num);
+void kdapl_ep_break(struct kdapl_ep *ep);
 void kdapl_ep_arm_timer(struct kdapl_ep *ep, DAT_TIMEOUT usec);
 void kdapl_ep_teardown(struct kdapl_ep *ep);
 void kdapl_ep_release_device(struct kdapl_ep *ep);

@@ -47,7 +47,17 @@ MODULE_IMPORT_NS(KDAPL_INTERNAL);
 struct topo {
 	char *dev_a, *dev_b;
 	const char *addr_a, *addr_b, *nobody;
+	u16 pd_req, pd_rep;
 };
+
+/*
+ * The IB CM's messages carry private data in fixed-size fields with no
+ * length: what arrives is the field, the sender's bytes and zeros after
+ * them (56 bytes of a REQ after rdma_cm's header, 196 of a REP). iWARP's
+ * MPA carries the length (pd_req = pd_rep = 0: exact sizes).
+ */
+#define IB_REQ_PDATA	56
+#define IB_REP_PDATA	196
 
 static const struct topo topo_siw = {
 	"siwA", "siwA", "192.0.2.1", "192.0.2.1", "192.0.2.77",
@@ -55,6 +65,18 @@ static const struct topo topo_siw = {
 
 static const struct topo topo_kiwarp = {
 	"kw1", "kw2", "203.0.113.1", "203.0.113.2", "203.0.113.77",
+};
+
+/*
+ * RoCE: both sides on rxeA (veth8, 198.18.0.1, root namespace). rxe in
+ * 6.1 has its UDP socket in the initial namespace only and delivers a
+ * packet to the rxe device of the netdev it arrived on, so, as over
+ * siw, the two sides share one device (rxe loops packets whose
+ * destination MAC is its own back in place).
+ */
+static const struct topo topo_rxe = {
+	"rxeA", "rxeA", "198.18.0.1", "198.18.0.1", "198.18.0.77",
+	IB_REQ_PDATA, IB_REP_PDATA,
 };
 
 /* Generous for TCG and the debug kernel. */
@@ -79,6 +101,29 @@ struct conn_ctx {
 	struct sockaddr_in addr_b;
 	struct sockaddr_in addr_nobody;
 };
+
+/*
+ * Private data @got/@got_len as received, @want/@want_len as sent: equal
+ * over iWARP; over IB the CM message's whole field (@padded bytes), the
+ * sent bytes first and zeros after them.
+ */
+static void expect_pdata(struct kunit *test, const void *got,
+			 DAT_COUNT got_len, const void *want, size_t want_len,
+			 u16 padded)
+{
+	const u8 *g = got;
+	size_t i;
+
+	KUNIT_EXPECT_EQ(test, got_len, (DAT_COUNT)(padded ?: want_len));
+	if (got_len < want_len || !got)
+		return;
+	KUNIT_EXPECT_EQ(test, memcmp(got, want, want_len), 0);
+	for (i = want_len; i < got_len; i++)
+		if (g[i]) {
+			KUNIT_FAIL(test, "private data byte %zu = %#x", i, g[i]);
+			break;
+		}
+}
 
 /* Every case uses its own ports: no TIME_WAIT or listen left-overs. */
 static u16 next_port = 7100;
@@ -131,6 +176,11 @@ static int conn_init(struct kunit *test)
 static int conn_init_kiwarp(struct kunit *test)
 {
 	return conn_init_topo(test, &topo_kiwarp);
+}
+
+static int conn_init_rxe(struct kunit *test)
+{
+	return conn_init_topo(test, &topo_rxe);
 }
 
 static void conn_exit(struct kunit *test)
@@ -227,9 +277,8 @@ static DAT_CR_HANDLE request(struct kunit *test, DAT_EP_HANDLE epa,
 			  .sp_handle.psp_handle == *psp);
 	ASSERT_OK(test, dat_cr_query(ev.event_data.cr_arrival_event_data
 				     .cr_handle, DAT_CR_FIELD_ALL, &crp));
-	KUNIT_EXPECT_EQ(test, crp.private_data_size, (DAT_COUNT)sizeof(hello));
-	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, hello, sizeof(hello)),
-			0);
+	expect_pdata(test, crp.private_data, crp.private_data_size, hello,
+		     sizeof(hello), c->t->pd_req);
 	KUNIT_EXPECT_TRUE(test, ((struct sockaddr_in *)crp.remote_ia_address_ptr)
 			  ->sin_addr.s_addr == in_aton(c->t->addr_a));
 	return ev.event_data.cr_arrival_event_data.cr_handle;
@@ -252,13 +301,9 @@ static DAT_EP_HANDLE connect_to(struct kunit *test, DAT_EP_HANDLE epa,
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
 			  epa);
-	KUNIT_EXPECT_EQ(test, ev.event_data.connect_event_data.private_data_size,
-			(DAT_COUNT)sizeof(world));
-	if (ev.event_data.connect_event_data.private_data_size ==
-	    sizeof(world))
-		KUNIT_EXPECT_EQ(test, memcmp(ev.event_data.connect_event_data
-					     .private_data, world,
-					     sizeof(world)), 0);
+	expect_pdata(test, ev.event_data.connect_event_data.private_data,
+		     ev.event_data.connect_event_data.private_data_size, world,
+		     sizeof(world), c->t->pd_rep);
 	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
 			  epb);
@@ -1478,72 +1523,45 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 }
 
 /*
- * Each suite needs its own array: KUnit 6.1 keeps every case's log
- * pointer in the struct kunit_case, so two suites sharing one array free
- * the logs twice (KASAN double-free at module unload). conn_ipv6 opens
- * its own IAs on siw6 whatever the topology (kiwarp has no IPv6 yet).
+ * One case list for every transport. Each suite still needs its own
+ * array: KUnit 6.1 keeps every case's log pointer in the struct
+ * kunit_case, so two suites sharing one array free the logs twice (KASAN
+ * double-free at module unload); CONN_CASES expands into each. conn_ipv6
+ * opens its own IAs on siw6 whatever the topology (kiwarp and rxe have
+ * no IPv6 device in the guest).
  */
-static struct kunit_case conn_cases[] = {
-	KUNIT_CASE(conn_ep_create_query_free),
-	KUNIT_CASE(conn_ep_unconfigured),
-	KUNIT_CASE(conn_connect_bad_args),
-	KUNIT_CASE(conn_accept_graceful_disconnect),
-	KUNIT_CASE(conn_abrupt_disconnect_from_b),
-	KUNIT_CASE(conn_disconnect_both_at_once),
-	KUNIT_CASE(conn_reject),
-	KUNIT_CASE(conn_nobody_listening),
-	KUNIT_CASE(conn_unreachable),
-	KUNIT_CASE(conn_timeout),
-	KUNIT_CASE(conn_rsp_one_shot),
-	KUNIT_CASE(conn_rsp_free_unreserves),
-	KUNIT_CASE(conn_psp_provider_ep),
-	KUNIT_CASE(conn_cr_handoff),
-	KUNIT_CASE(conn_psp_free_keeps_connection),
-	KUNIT_CASE(conn_psp_any_and_in_use),
-	KUNIT_CASE(conn_dup_connect),
-	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
-	KUNIT_CASE(conn_ipv6),
-	KUNIT_CASE(conn_calls_from_upcalls),
-	KUNIT_CASE(dto_send_recv),
-	KUNIT_CASE(dto_rdma_write_read),
-	KUNIT_CASE(dto_bad_triplets),
-	KUNIT_CASE(dto_post_after_disconnect_flushed),
-	KUNIT_CASE(dto_posts_from_upcall),
-	KUNIT_CASE(conn_disconnect_bounded),
+#define CONN_CASES \
+	KUNIT_CASE(conn_ep_create_query_free), \
+	KUNIT_CASE(conn_ep_unconfigured), \
+	KUNIT_CASE(conn_connect_bad_args), \
+	KUNIT_CASE(conn_accept_graceful_disconnect), \
+	KUNIT_CASE(conn_abrupt_disconnect_from_b), \
+	KUNIT_CASE(conn_disconnect_both_at_once), \
+	KUNIT_CASE(conn_reject), \
+	KUNIT_CASE(conn_nobody_listening), \
+	KUNIT_CASE(conn_unreachable), \
+	KUNIT_CASE(conn_timeout), \
+	KUNIT_CASE(conn_rsp_one_shot), \
+	KUNIT_CASE(conn_rsp_free_unreserves), \
+	KUNIT_CASE(conn_psp_provider_ep), \
+	KUNIT_CASE(conn_cr_handoff), \
+	KUNIT_CASE(conn_psp_free_keeps_connection), \
+	KUNIT_CASE(conn_psp_any_and_in_use), \
+	KUNIT_CASE(conn_dup_connect), \
+	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it), \
+	KUNIT_CASE(conn_ipv6), \
+	KUNIT_CASE(conn_calls_from_upcalls), \
+	KUNIT_CASE(dto_send_recv), \
+	KUNIT_CASE(dto_rdma_write_read), \
+	KUNIT_CASE(dto_bad_triplets), \
+	KUNIT_CASE(dto_post_after_disconnect_flushed), \
+	KUNIT_CASE(dto_posts_from_upcall), \
+	KUNIT_CASE(conn_disconnect_bounded), \
 	KUNIT_CASE(conn_more_calls_from_upcalls),
-	{}
-};
 
-static struct kunit_case conn_kiwarp_cases[] = {
-	KUNIT_CASE(conn_ep_create_query_free),
-	KUNIT_CASE(conn_ep_unconfigured),
-	KUNIT_CASE(conn_connect_bad_args),
-	KUNIT_CASE(conn_accept_graceful_disconnect),
-	KUNIT_CASE(conn_abrupt_disconnect_from_b),
-	KUNIT_CASE(conn_disconnect_both_at_once),
-	KUNIT_CASE(conn_reject),
-	KUNIT_CASE(conn_nobody_listening),
-	KUNIT_CASE(conn_unreachable),
-	KUNIT_CASE(conn_timeout),
-	KUNIT_CASE(conn_rsp_one_shot),
-	KUNIT_CASE(conn_rsp_free_unreserves),
-	KUNIT_CASE(conn_psp_provider_ep),
-	KUNIT_CASE(conn_cr_handoff),
-	KUNIT_CASE(conn_psp_free_keeps_connection),
-	KUNIT_CASE(conn_psp_any_and_in_use),
-	KUNIT_CASE(conn_dup_connect),
-	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),
-	KUNIT_CASE(conn_ipv6),
-	KUNIT_CASE(conn_calls_from_upcalls),
-	KUNIT_CASE(dto_send_recv),
-	KUNIT_CASE(dto_rdma_write_read),
-	KUNIT_CASE(dto_bad_triplets),
-	KUNIT_CASE(dto_post_after_disconnect_flushed),
-	KUNIT_CASE(dto_posts_from_upcall),
-	KUNIT_CASE(conn_disconnect_bounded),
-	KUNIT_CASE(conn_more_calls_from_upcalls),
-	{}
-};
+static struct kunit_case conn_cases[] = { CONN_CASES {} };
+static struct kunit_case conn_kiwarp_cases[] = { CONN_CASES {} };
+static struct kunit_case conn_rxe_cases[] = { CONN_CASES {} };
 
 static struct kunit_suite kdapl_conn_suite = {
 	.name = "kdapl_conn",
@@ -1559,7 +1577,15 @@ static struct kunit_suite kdapl_conn_kiwarp_suite = {
 	.test_cases = conn_kiwarp_cases,
 };
 
-kunit_test_suites(&kdapl_conn_suite, &kdapl_conn_kiwarp_suite);
+static struct kunit_suite kdapl_conn_rxe_suite = {
+	.name = "kdapl_conn_rxe",
+	.init = conn_init_rxe,
+	.exit = conn_exit,
+	.test_cases = conn_rxe_cases,
+};
 
-MODULE_DESCRIPTION("KUnit: kdapl endpoints and connections over siw");
+kunit_test_suites(&kdapl_conn_suite, &kdapl_conn_kiwarp_suite,
+		  &kdapl_conn_rxe_suite);
+
+MODULE_DESCRIPTION("KUnit: kdapl endpoints and connections over siw, kiwarp and rxe");
 MODULE_LICENSE("GPL");

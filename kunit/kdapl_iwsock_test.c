@@ -524,14 +524,54 @@ static void rdma_traffic(struct kunit *test, DAT_EP_HANDLE epa,
 
 /* --- cases ---------------------------------------------------------------- */
 
+/*
+ * An IA on @name has no iWARP extension: it is not advertised and both
+ * socket calls return DAT_MODEL_NOT_SUPPORTED, touching neither the EP
+ * nor the connected socket pair of tcp_pair().
+ */
+static void ext_refused_on(struct kunit *test, char *name, DAT_IA_ATTR *ia,
+			   DAT_PROVIDER_ATTR *pa)
+{
+	struct ictx *c = ctx(test);
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, ev, cr;
+	DAT_IA_HANDLE other;
+	DAT_PZ_HANDLE pz;
+	DAT_EP_HANDLE ep;
+	DAT_IW_SSP_HANDLE s;
+
+	ASSERT_OK(test, dat_ia_open(name, 4, &async, &other));
+	memset(ia, 0, sizeof(*ia));
+	memset(pa, 0, sizeof(*pa));
+	ASSERT_OK(test, dat_ia_query(other, NULL, DAT_IA_FIELD_IA_EXTENSION,
+				     ia,
+				     DAT_PROVIDER_FIELD_NUM_PROVIDER_SPECIFIC_ATTR,
+				     pa));
+	KUNIT_EXPECT_EQ_MSG(test, ia->extension_supported, DAT_EXTENSION_NONE,
+			    "%s", name);
+	KUNIT_EXPECT_EQ_MSG(test, pa->num_provider_specific_attr, 0, "%s",
+			    name);
+	ASSERT_OK(test, dat_pz_create(other, &pz));
+	ASSERT_OK(test, dat_evd_kcreate(other, 16, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_DTO_FLAG |
+					DAT_EVD_CONNECTION_FLAG, &ev));
+	ASSERT_OK(test, dat_evd_kcreate(other, 16, DAT_UPCALL_DISABLE, NULL,
+					DAT_EVD_CR_FLAG, &cr));
+	ASSERT_OK(test, dat_ep_create(other, pz, ev, ev, ev, NULL, &ep));
+	EXPECT_RET(test, dat_iw_socket_connect(ep, c->sa, 1000000, 0, NULL),
+		   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	EXPECT_RET(test, dat_iw_ssp_create(other, c->sb, ep, cr, NULL, 0, &s),
+		   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep), DAT_EP_STATE_UNCONNECTED);
+	stream_both_ways(test, c->sa, c->sb);
+	ASSERT_OK(test, dat_ia_close(other, DAT_CLOSE_ABRUPT_FLAG));
+}
+
 /* Only IAs whose device can take sockets over have the extension. */
 static void iwsock_ia_query_extension(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
 	DAT_PROVIDER_ATTR *pa = kunit_kzalloc(test, sizeof(*pa), GFP_KERNEL);
 	DAT_IA_ATTR *ia = kunit_kzalloc(test, sizeof(*ia), GFP_KERNEL);
-	DAT_IA_HANDLE siw;
-	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
 	bool ssp = false;
 	int i;
 
@@ -550,40 +590,13 @@ static void iwsock_ia_query_extension(struct kunit *test)
 			ssp = true;
 	KUNIT_EXPECT_TRUE(test, ssp);
 
-	/* siw: no extension, the calls are refused. */
-	ASSERT_OK(test, dat_ia_open("siwA", 4, &async, &siw));
-	memset(ia, 0, sizeof(*ia));
-	memset(pa, 0, sizeof(*pa));
-	ASSERT_OK(test, dat_ia_query(siw, NULL, DAT_IA_FIELD_IA_EXTENSION, ia,
-				     DAT_PROVIDER_FIELD_NUM_PROVIDER_SPECIFIC_ATTR,
-				     pa));
-	KUNIT_EXPECT_EQ(test, ia->extension_supported, DAT_EXTENSION_NONE);
-	KUNIT_EXPECT_EQ(test, pa->num_provider_specific_attr, 0);
-	{
-		DAT_PZ_HANDLE pz;
-		DAT_EVD_HANDLE ev, cr;
-		DAT_EP_HANDLE ep;
-		DAT_IW_SSP_HANDLE s;
-
-		tcp_pair(test);
-		ASSERT_OK(test, dat_pz_create(siw, &pz));
-		ASSERT_OK(test, dat_evd_kcreate(siw, 16, DAT_UPCALL_DISABLE,
-						NULL, DAT_EVD_DTO_FLAG |
-						DAT_EVD_CONNECTION_FLAG, &ev));
-		ASSERT_OK(test, dat_evd_kcreate(siw, 16, DAT_UPCALL_DISABLE,
-						NULL, DAT_EVD_CR_FLAG, &cr));
-		ASSERT_OK(test, dat_ep_create(siw, pz, ev, ev, ev, NULL, &ep));
-		EXPECT_RET(test, dat_iw_socket_connect(ep, c->sa, 1000000, 0,
-						       NULL),
-			   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
-		EXPECT_RET(test, dat_iw_ssp_create(siw, c->sb, ep, cr, NULL, 0,
-						   &s),
-			   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
-		KUNIT_EXPECT_EQ(test, ep_state(test, ep),
-				DAT_EP_STATE_UNCONNECTED);
-		stream_both_ways(test, c->sa, c->sb);
-	}
-	ASSERT_OK(test, dat_ia_close(siw, DAT_CLOSE_ABRUPT_FLAG));
+	/*
+	 * siw (iWARP, not ours) and rxe (RoCE): no extension, the calls are
+	 * refused and the socket stays the consumer's.
+	 */
+	tcp_pair(test);
+	ext_refused_on(test, "siwA", ia, pa);
+	ext_refused_on(test, "rxeA", ia, pa);
 }
 
 /* Refused calls leave the EP and the socket as they were. */

@@ -4,11 +4,12 @@
 # kdapltest suite and judge the run like `make check` (kdapl-report:
 # results, splats, leaks).
 #
-#   scripts/dev-kdapltest.sh [interop|fft|loop]
+#   scripts/dev-kdapltest.sh [interop|fft|rxe|loop]
 #
 # interop (the default): suite kdapltest_interop, OFA dapltest against
 # kdapltest.ko; fft: suite kdapltest_fft, the limit and function feature
-# tests (both scripts/guest/dev-kdapltest.sh); loop: suite
+# tests; rxe: suite kdapltest_rxe, both over RoCE (all three
+# scripts/guest/dev-kdapltest.sh); loop: suite
 # kdapltest_loop, for intermittent interop problems: the issue's
 # transaction test and -T P repeated in one boot, OFA against OFA (the
 # control), OFA against kdapltest both ways, kdapltest against itself
@@ -24,11 +25,12 @@ tmo=900
 case "${1:-interop}" in
 interop) suite=kdapltest_interop ;;
 fft) suite=kdapltest_fft ;;
+rxe) suite=kdapltest_rxe ;;
 loop)
 	suite=kdapltest_loop guest=scripts/guest/dev-kdapltest-loop.sh
 	tmo=1700 ;;
 *)
-	echo "usage: $0 [interop|fft|loop]" >&2
+	echo "usage: $0 [interop|fft|rxe|loop]" >&2
 	exit 2 ;;
 esac
 ktree=$("$top/scripts/build-kernel.sh" debug | tail -n 1)

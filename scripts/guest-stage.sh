@@ -2,13 +2,18 @@
 # What a test guest boots with, for scripts/run-guest.sh and
 # scripts/run-guest-pair.sh (sourced, POSIX sh).
 
-# stage_modules TOP KTREE DIR: the modules a guest loads (ours and the
-# tree's siw) into DIR
+# stage_modules TOP KTREE DIR: the modules a guest loads (ours, the
+# tree's siw and rxe) into DIR
 stage_modules() {
 	mkdir -p "$3"
 	cp "$1"/kdapl/*.ko "$1"/iw_provider/*.ko "$1"/kunit/*.ko \
 		"$1"/demo/*.ko "$1"/tools/kdapltest/*.ko "$1"/bench/*.ko "$3/"
 	cp "$2/drivers/infiniband/sw/siw/siw.ko" "$3/"
+	# rxe and what it needs when built as modules (as distributions do)
+	for _m in drivers/infiniband/sw/rxe/rdma_rxe.ko net/ipv4/udp_tunnel.ko \
+		net/ipv6/ip6_udp_tunnel.ko crypto/crc32_generic.ko; do
+		[ ! -f "$2/$_m" ] || cp "$2/$_m" "$3/"
+	done
 }
 
 # make_initramfs TOP RUNDIR: busybox and our init, nothing else, as

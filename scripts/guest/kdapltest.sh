@@ -29,6 +29,7 @@ kdt_datconf() {
 	cat >"$KDT_DATCONF" <<'EOC'
 ofa-v2-veth0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "veth0 0" ""
 ofa-v2-veth1 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "veth1 0" ""
+ofa-v2-veth8 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "veth8 0" ""
 EOC
 }
 
@@ -589,5 +590,106 @@ kdapltest_fft_suite() {
 
 	ktap_check kdapltest_module_unloads sh -c 'busybox rmmod kdapltest &&
 		[ ! -e /dev/kdapltest ]'
+	ktap_end
+}
+
+# --- kdapltest_rxe: kDAPL over RoCE. OFA dapltest (uDAPL's ofa provider
+# on rdma-core's rxe provider, the uDAPL peer most users have) against
+# kdapltest.ko both ways, and kdapltest against itself, all on rxeA
+# (RXE_ADDR, root namespace; see setup_rxe_host in lib.sh: both sides
+# share the one rxe device). The servers take turns on dapltest's port.
+KDT_RXE_OFA_PID=
+KDT_RXE_SRV=
+
+kdt_rxe_ofa_server_start() {
+	: >"${KDT_LOG}rxe-ofa-server.log"
+	env DAT_OVERRIDE="$KDT_DATCONF" timeout 600 stdbuf -oL -eL \
+		dapltest -T S -D ofa-v2-veth8 \
+		>"${KDT_LOG}rxe-ofa-server.log" 2>&1 &
+	KDT_RXE_OFA_PID=$!
+	kdt_wait_ready "$KDT_RXE_OFA_PID" "${KDT_LOG}rxe-ofa-server.log"
+}
+
+# Our client's transaction test against OFA's server, then -T Q; the
+# OFA server's complete log must show the test finished without error.
+kdt_rxe_ofa_server_kernel_client() {
+	local rc=0
+	timeout 300 "$KDT_BIN" -T T -s "$RXE_ADDR" -D rxeA -i "$KDT_ITER" \
+		-t 2 -w 2 -V $KDT_OPS >"${KDT_LOG}rxe-client.log" 2>&1 || rc=$?
+	cat "${KDT_LOG}rxe-client.log"
+	timeout 60 "$KDT_BIN" -T Q -s "$RXE_ADDR" -D rxeA || rc=1
+	kdt_wait_exit "$KDT_RXE_OFA_PID" || rc=1
+	[ "$rc" -eq 0 ] &&
+	grep -q "transaction test passed" "${KDT_LOG}rxe-client.log" &&
+	[ "$(grep -c "Transaction Test Finished" \
+		"${KDT_LOG}rxe-ofa-server.log")" -eq 1 ] &&
+	! grep -q "Error\|Failed\|ERR\|async_event" \
+		"${KDT_LOG}rxe-ofa-server.log" ||
+		{ cat "${KDT_LOG}rxe-ofa-server.log"; return 1; }
+}
+
+kdt_rxe_server_start() {
+	"$KDT_BIN" -T S -D rxeA >"${KDT_LOG}rxe-server.log" 2>&1 &
+	KDT_RXE_SRV=$!
+	kdt_wait_ready "$KDT_RXE_SRV" "${KDT_LOG}rxe-server.log"
+}
+
+# OFA's client against our server: its statistics and no error (its
+# exit status says nothing).
+kdt_rxe_kernel_server_ofa_client() {
+	env DAT_OVERRIDE="$KDT_DATCONF" timeout 300 stdbuf -oL -eL \
+		dapltest -T T -s "$RXE_ADDR" -D ofa-v2-veth8 -i "$KDT_ITER" \
+		-t 2 -w 2 -V $KDT_OPS >"${KDT_LOG}rxe-ofa-client.log" 2>&1
+	cat "${KDT_LOG}rxe-ofa-client.log"
+	! grep -q "Error\|Failed\|FAIL\|ERR" "${KDT_LOG}rxe-ofa-client.log" &&
+	grep -q "Stats" "${KDT_LOG}rxe-ofa-client.log"
+}
+
+kdt_rxe_both() {
+	local rc=0
+	timeout 300 "$KDT_BIN" -T T -s "$RXE_ADDR" -D rxeA -i "$KDT_ITER" \
+		-t 2 -w 2 -V $KDT_OPS >"${KDT_LOG}rxe-both.log" 2>&1 || rc=$?
+	cat "${KDT_LOG}rxe-both.log"
+	[ "$rc" -eq 0 ] && grep -q "transaction test passed" "${KDT_LOG}rxe-both.log"
+}
+
+kdt_rxe_server_quit() {
+	timeout 60 "$KDT_BIN" -T Q -s "$RXE_ADDR" -D rxeA &&
+	kdt_wait_exit "$KDT_RXE_SRV" &&
+	kdt_server_verdict "${KDT_LOG}rxe-server.log" \
+		"2 tests done, 0 failed, 0 clients refused"
+}
+
+kdt_rxe_unload() {
+	# a server still running (a case failed) is stopped first
+	kill "$KDT_RXE_SRV" "$KDT_RXE_OFA_PID" 2>/dev/null &&
+		{ kdt_wait_exit "$KDT_RXE_SRV"; kdt_wait_exit "$KDT_RXE_OFA_PID"; }
+	rmmod kdapltest && [ ! -e /dev/kdapltest ]
+}
+
+kdapltest_rxe_suite() {
+	kdt_datconf
+	ktap_suite kdapltest_rxe 8
+	ktap_check kdapltest_module_loads kdt_module_loads
+	# not through ktap_check: the servers must outlive a subshell
+	if kdt_rxe_ofa_server_start >"${KDT_LOG}rxe-start.log" 2>&1; then
+		ktap_case ok rxe_ofa_server_ready
+	else
+		ktap_case fail rxe_ofa_server_ready \
+			"$(tail -n 5 "${KDT_LOG}rxe-start.log" | tr '\n' '|')"
+	fi
+	ktap_check rxe_ofa_server_kdapltest_client \
+		kdt_rxe_ofa_server_kernel_client
+	if kdt_rxe_server_start >"${KDT_LOG}rxe-start.log" 2>&1; then
+		ktap_case ok rxe_kdapltest_server_ready
+	else
+		ktap_case fail rxe_kdapltest_server_ready \
+			"$(tail -n 5 "${KDT_LOG}rxe-start.log" | tr '\n' '|')"
+	fi
+	ktap_check rxe_kdapltest_server_ofa_client \
+		kdt_rxe_kernel_server_ofa_client
+	ktap_check rxe_kdapltest_both kdt_rxe_both
+	ktap_check rxe_kdapltest_server_quits kdt_rxe_server_quit
+	ktap_check kdapltest_module_unloads kdt_rxe_unload
 	ktap_end
 }

@@ -74,6 +74,7 @@ dev_guest_begin() {
 	guest_marker "cpus=$(nproc)"
 	setup_test_hosts || echo "kdapl-guest: test hosts failed"
 	setup_kiwarp_hosts || echo "kdapl-guest: kiwarp hosts failed"
+	setup_rxe_host || echo "kdapl-guest: rxe host failed"
 	echo clear >/sys/kernel/debug/kmemleak
 	insmod "$MODDIR/kdapl.ko"
 	insmod "$MODDIR/kiwarp.ko"
@@ -124,6 +125,31 @@ setup_test_hosts() {
 	ip -6 addr add "$HOST_C6_ADDR/64" dev veth6 nodad &&
 	ip link set veth7 up && ip link set veth6 up &&
 	rdma link add siw6 type siw netdev veth6
+}
+
+# RoCE: the soft-RoCE device rxeA on veth8 (198.18.0.1, root namespace);
+# veth9, its peer, is up in namespace b so that the link has carrier.
+# rxe in 6.1 opens its UDP socket (4791) in the initial namespace only
+# and hands a packet to the rxe device of the netdev it arrived on, so
+# RoCE consumers in the guest run both sides on rxeA, which loops
+# packets to its own MAC back in place (as siwA does over lo). The
+# modules rxe needs come from the kernel tree (udp_tunnel, crc32).
+RXE_ADDR=198.18.0.1
+RXE_PEER_ADDR=198.18.0.2
+
+setup_rxe_host() {
+	local m
+	for m in udp_tunnel ip6_udp_tunnel crc32_generic rdma_rxe; do
+		[ ! -f "$MODDIR/$m.ko" ] || grep -q "^$m " /proc/modules ||
+			insmod "$MODDIR/$m.ko" || return 1
+	done
+	ip link add veth8 type veth peer name veth9 &&
+	ip link set veth9 netns b &&
+	ip addr add "$RXE_ADDR/24" dev veth8 &&
+	ip link set veth8 up &&
+	ip netns exec b ip addr add "$RXE_PEER_ADDR/24" dev veth9 &&
+	ip netns exec b ip link set veth9 up &&
+	rdma link add rxeA type rxe netdev veth8
 }
 
 # run_kunit_suites <file>: for each "<module> <suite>" line of <file>

@@ -6,12 +6,13 @@ set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 . "$KDAPL_SRC/scripts/guest/nfs.sh"
+. "$KDAPL_SRC/scripts/guest/nvme.sh"
 
 guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
 
 # --- guest_env: the two test hosts and siw between them ----------------
-ktap_suite guest_env 5
+ktap_suite guest_env 7
 ktap_check test_hosts_created setup_test_hosts
 ktap_check kiwarp_hosts_created setup_kiwarp_hosts
 ktap_check ping_a_to_b ping -c 1 -W 5 "$HOST_B_ADDR"
@@ -34,6 +35,26 @@ rping_siw() {
 	return $rc
 }
 ktap_check rping_siw_a_to_b rping_siw
+ktap_check rxe_host_created setup_rxe_host
+# Userspace rping over rxeA (rdma-core's rxe provider), server and client
+# on the one device: the RoCE baseline the kdapl_conn_rxe suite relies on.
+rping_rxe() {
+	rping -s -a "$RXE_ADDR" -p 7999 -C 3 >/tmp/rping-rxe-s.log 2>&1 &
+	local spid=$! rc=1 try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		if timeout 60 rping -c -a "$RXE_ADDR" -p 7999 -C 3 -v \
+			>/tmp/rping-rxe-c.log 2>&1; then
+			rc=0
+			break
+		fi
+	done
+	wait "$spid" || rc=1
+	grep -c 'ping data' /tmp/rping-rxe-c.log | grep -qx 3 || rc=1
+	[ $rc -eq 0 ] || cat /tmp/rping-rxe-c.log /tmp/rping-rxe-s.log
+	return $rc
+}
+ktap_check rping_rxe_loopback rping_rxe
 ktap_end
 
 # --- module_lifecycle: load/unload cycles, debugfs, no leak -------------
@@ -128,6 +149,9 @@ kdapltest_interop_suite
 # kdapltest.ko on siwA and kw1, root namespace (scripts/guest/kdapltest.sh)
 kdapltest_fft_suite
 
+# --- kdapltest_rxe: kdapltest and OFA dapltest over RoCE (rxeA) ---------
+kdapltest_rxe_suite
+
 # --- every KUnit suite of kunit/SUITES -----------------------------------
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
 
@@ -151,6 +175,10 @@ kdapl_bench_smoke_suite
 # --- nfs_rdma: the kernel's NFS over RDMA on kiwarp, siw as the control ---
 # (scripts/guest/nfs.sh; knfsd in namespace b, the mount in the root)
 nfs_rdma_suite
+
+# --- nvme_rdma: NVMe over Fabrics (nvmet-rdma, nvme-rdma) on kiwarp, ------
+# siw and rxe the controls (scripts/guest/nvme.sh)
+nvme_rdma_suite
 
 # --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
 kiwarp_unload_live_suite

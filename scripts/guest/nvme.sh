@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# Suite nvme_rdma (sourced after lib.sh; kiwarp.ko loaded, kw1 and the
+# siw and rxe hosts up): the kernel's NVMe over Fabrics on RDMA, target
+# (nvmet-rdma) and host (nvme-rdma), on kiwarp, with siw and rxe as the
+# controls. A file-backed namespace (tmpfs, buffered I/O) is exported
+# through configfs on a port per device; the host connects through
+# /dev/nvme-fabrics, the interface nvme-cli's "nvme connect" writes to
+# (nvme-cli is not needed), writes a random file to the namespace with
+# O_DIRECT, reads it back with O_DIRECT and compares.
+#
+# nvmet-rdma and nvme-rdma open their cm_ids in the initial network
+# namespace only, so target and host are both in the root namespace and
+# each connection loops back on one device: kw1 (203.0.113.1) to itself
+# through TCP over lo, siwA (192.0.2.1), rxeA (198.18.0.1). The two-guest
+# topology (scripts/guest/pair.sh) is where the wire is real.
+
+NVME_CFG=/sys/kernel/config/nvmet
+NVME_NQN=nqn.2026-11.org.kdapl:test
+NVME_BACK=/tmp/nvme-backing
+NVME_DATA=/tmp/nvme-data
+NVME_MIB=32
+
+# The subsystem, its namespace (a 64 MiB tmpfs file) and no port yet.
+nvme_target_setup() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	[ -d "$NVME_CFG" ] || { echo "no nvmet in configfs"; return 1; }
+	dd if=/dev/zero of="$NVME_BACK" bs=1M count=64 status=none &&
+	mkdir "$NVME_CFG/subsystems/$NVME_NQN" &&
+	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/attr_allow_any_host" &&
+	mkdir "$NVME_CFG/subsystems/$NVME_NQN/namespaces/1" &&
+	echo "$NVME_BACK" >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/device_path" &&
+	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/buffered_io" &&
+	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/enable"
+}
+
+# nvme_port_add ID ADDR: an RDMA port on ADDR:4420 exporting the
+# subsystem; nvmet-rdma listens when the link is made.
+nvme_port_add() {
+	local p=$NVME_CFG/ports/$1
+	mkdir "$p" &&
+	echo rdma >"$p/addr_trtype" &&
+	echo ipv4 >"$p/addr_adrfam" &&
+	echo "$2" >"$p/addr_traddr" &&
+	echo 4420 >"$p/addr_trsvcid" &&
+	ln -s "$NVME_CFG/subsystems/$NVME_NQN" "$p/subsystems/$NVME_NQN" ||
+		{ dmesg | tail -n 10; return 1; }
+}
+
+nvme_port_del() {
+	local p=$NVME_CFG/ports/$1
+	rm -f "$p/subsystems/$NVME_NQN" && rmdir "$p"
+}
+
+# The controller the host made, from /sys/class/nvme (its name).
+NVME_CTRL=
+nvme_ctrl_of() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/transport" ] || continue
+		grep -qx rdma "$c/transport" &&
+			grep -q "traddr=$1," "$c/address" &&
+			{ basename "$c"; return 0; }
+	done
+	return 1
+}
+
+# nvme_connect ADDR: what "nvme connect -t rdma -a ADDR -s 4420 -n NQN"
+# does; the namespace's block device must appear.
+nvme_connect() {
+	local i
+	echo "transport=rdma,traddr=$1,trsvcid=4420,nqn=$NVME_NQN" \
+		>/dev/nvme-fabrics || { dmesg | tail -n 20; return 1; }
+	NVME_CTRL=$(nvme_ctrl_of "$1") || { echo "no controller"; return 1; }
+	for i in $(seq 1 50); do
+		[ -b "/dev/${NVME_CTRL}n1" ] && return 0
+		sleep 0.2
+	done
+	ls /dev/nvme*
+	return 1
+}
+
+# nvme_roundtrip ADDR NAME: NVME_MIB MiB of random data written to the
+# namespace and read back, both O_DIRECT, equal checksums; the file
+# behind the namespace holds the same bytes.
+nvme_roundtrip() {
+	local dev want got back
+	dev=/dev/$(nvme_ctrl_of "$1")n1
+	[ -b "$dev" ] || { echo "no $dev"; return 1; }
+	dd if=/dev/urandom of="$NVME_DATA" bs=1M count="$NVME_MIB" status=none &&
+	timeout 120 dd if="$NVME_DATA" of="$dev" bs=1M oflag=direct \
+		status=none &&
+	timeout 120 dd if="$dev" of="$NVME_DATA.back" bs=1M \
+		count="$NVME_MIB" iflag=direct status=none || return 1
+	want=$(md5sum <"$NVME_DATA" | cut -d' ' -f1)
+	got=$(md5sum <"$NVME_DATA.back" | cut -d' ' -f1)
+	back=$(head -c "$((NVME_MIB * 1048576))" "$NVME_BACK" | md5sum |
+		cut -d' ' -f1)
+	rm -f "$NVME_DATA.back"
+	[ "$want" = "$got" ] && [ "$want" = "$back" ] ||
+		{ echo "$2: sent $want, read $got, target file $back"; return 1; }
+}
+
+# nvme_disconnect ADDR: the controller goes, and so does its device.
+nvme_disconnect() {
+	local c
+	c=$(nvme_ctrl_of "$1") || { echo "no controller for $1"; return 1; }
+	echo 1 >"/sys/class/nvme/$c/delete_controller" &&
+	! nvme_ctrl_of "$1" >/dev/null && [ ! -e "/dev/${c}n1" ]
+}
+
+# Whatever a failed case left: controllers, ports, the subsystem.
+nvme_cleanup() {
+	local c p
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/delete_controller" ] && echo 1 >"$c/delete_controller"
+	done
+	for p in "$NVME_CFG"/ports/*; do
+		[ -d "$p" ] || continue
+		rm -f "$p/subsystems/$NVME_NQN"
+		rmdir "$p"
+	done
+	[ -d "$NVME_CFG/subsystems/$NVME_NQN" ] || return 0
+	echo 0 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/enable"
+	rmdir "$NVME_CFG/subsystems/$NVME_NQN/namespaces/1" &&
+	rmdir "$NVME_CFG/subsystems/$NVME_NQN" &&
+	rm -f "$NVME_BACK" "$NVME_DATA"
+}
+
+# The data came over kiwarp, not TCP: kw1's QPs (both ends of the
+# loopback, before the disconnect) received what was written and read.
+nvme_kiwarp_carried() {
+	local f=/sys/kernel/debug/kiwarp/kw1/qps
+	cat "$f"
+	awk -v want=$((2 * NVME_MIB * 1048576)) '
+	     { for (i = 1; i < NF; i++) if ($i == "rx_bytes") s += $(i + 1) }
+	     END { exit !(s >= want) }' "$f"
+}
+
+# nvme_over NAME ADDR PORTID: one device's cases.
+nvme_over() {
+	ktap_check "${1}_port" nvme_port_add "$3" "$2"
+	ktap_check "${1}_connect" nvme_connect "$2"
+	ktap_check "${1}_${NVME_MIB}m_direct" nvme_roundtrip "$2" "$1"
+	[ "$1" != kiwarp ] || ktap_check kiwarp_carried_the_data nvme_kiwarp_carried
+	ktap_check "${1}_disconnect" nvme_disconnect "$2"
+	ktap_check "${1}_port_removed" nvme_port_del "$3"
+}
+
+nvme_rdma_suite() {
+	ktap_suite nvme_rdma 18
+	ktap_check target_subsystem nvme_target_setup
+	nvme_over kiwarp "$KW1_ADDR" 1
+	nvme_over siw "$HOST_A_ADDR" 2
+	nvme_over rxe "$RXE_ADDR" 3
+	ktap_check target_removed nvme_cleanup
+	ktap_end
+}
