@@ -7,9 +7,10 @@
  * per write(); the command runs to its end inside that write() (process
  * context, may sleep for seconds) and its output, lines of
  * "<figure> <value>", can then be read back from the same file. Commands
- * are serialized by bench_mutex. The passive ends are made by "serve"
- * commands from a task in the peer's network namespace (siw opens its
- * listening socket in the caller's namespace) and stay until "unserve".
+ * are serialized by bench_mutex. The passive ends are made by "respond"
+ * (the data tests') and "serve" (the setup tests') commands from a task
+ * in the peer's network namespace (siw opens its listening socket in the
+ * caller's namespace) and stay until "unrespond" / "unserve".
  */
 #ifndef _KDAPL_BENCH_H_
 #define _KDAPL_BENCH_H_
@@ -21,6 +22,7 @@
 #include <dat2/kdat.h>
 
 struct net;
+struct socket;
 
 /* Per-run limits. */
 #define BENCH_MAX_CONNS		4	/* EPs busy at once (scaling) */
@@ -76,11 +78,26 @@ int bench_dat_serve(const char *ia, u16 port);
 void bench_dat_unserve(void);
 int bench_dat_run(const struct bench_cmd *c);
 
-/* Kernel TCP tests (tcp.c). */
+/* Kernel TCP tests (tcp.c) and their responder (tresp.c). */
 int bench_tcp_serve(u16 port);
 void bench_tcp_unserve(void);
 int bench_tcp_run(const struct bench_cmd *c);
 struct net *bench_peer_net(void);
+int bench_tcp_send_all(struct socket *s, void *buf, size_t len);
+int bench_tcp_recv_all(struct socket *s, void *buf, size_t len);
+void bench_tcp_tune(struct socket *s);
+int bench_tresp_start(u16 port);
+void bench_tresp_stop(void);
+
+#define BENCH_TCP_CHUNK		(256 * 1024)
+#define BENCH_TCP_STREAM	1	/* sink until FIN, answer the count */
+#define BENCH_TCP_ECHO		2	/* echo messages of the size */
+
+/* What a TCP test's active end sends first: what the responder does. */
+struct bench_tcp_hdr {
+	__le32 mode;
+	__le32 size;
+};
 
 /* Raw kernel verbs (verbs.c). */
 int bench_verbs_run(const struct bench_cmd *c);

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kdapl_bench.ko: measurements through the DAT API (kdapl.ko) over any
- * RDMA device, kiwarp's and siw's alike.
+ * RDMA device: kiwarp's, siw's, rxe's.
  *
- * Both ends of every connection live in this module. The passive end's
- * IA and PSP are made by "serve" (from a task in the passive device's
- * namespace, for siw) and stay; everything else is made by the measuring
- * command, in its own context: the command connects, polls the PSP's CR
- * EVD and accepts itself. Data then flows from DTO upcalls only (softirq
- * on the EVD's CPU): the active end keeps @depth operations in flight
- * and reposts from its upcall, the passive end echoes (ping-pong) or
- * returns SEND credits from its upcall. The command thread sleeps on a
- * completion meanwhile.
+ * The data tests (write, read, send, lat) run the active end here and
+ * connect to a responder (resp.c, "respond"), the passive end, in this
+ * guest or in the other one of the two-guest topology: the request says
+ * what the test does, the accept gives the responder's data region, the
+ * responder's hello says its end is ready. Data then flows from DTO
+ * upcalls only (softirq on the EVD's CPU): the active end keeps @depth
+ * operations in flight and reposts from its upcall, the responder echoes
+ * (ping-pong) or returns SEND credits from its own. The command thread
+ * sleeps on a completion meanwhile.
+ *
+ * The setup-rate tests (conn, sconn) drive both ends from the command:
+ * their passive end's IA and PSP are made by "serve" (from a task in the
+ * passive device's namespace, for siw) and stay until "unserve".
  *
  * Lifetimes: struct bench_srv lives from "serve" to "unserve" (both under
  * bench_mutex). struct bench_dconn lives for one command; its EVDs are
@@ -34,28 +38,9 @@
 #include <dat2/dat_iw_extensions.h>
 
 #include "bench.h"
+#include "dat.h"
 
 #define BENCH_MAX_SERVERS	4
-#define BENCH_EVD_QLEN		512
-#define BENCH_RQ		64	/* passive end's receives (SEND test) */
-#define BENCH_CREDIT_EVERY	8	/* passive end returns credits per */
-#define BENCH_CREDIT_RECVS	16	/* active end's credit receives */
-#define BENCH_CREDIT_LEN	8
-#define BENCH_HELLO_LEN		64
-#define BENCH_CTL_PAGES		2
-#define BENCH_CREDIT_OFF	BENCH_HELLO_LEN	/* in ctl page 0 */
-#define BENCH_PONG_OFF		PAGE_SIZE	/* ctl page 1 */
-#define BENCH_FENCE_OFF		128		/* ctl page 0 */
-#define BENCH_FENCE_LEN		8
-
-enum bench_test {
-	BT_SETUP,	/* waiting for the passive end's hello */
-	BT_WRITE,
-	BT_READ,
-	BT_SEND,
-	BT_LAT,
-	BT_DOWN,	/* tearing down: ignore flushes, post nothing */
-};
 
 /**
  * struct bench_srv - a passive DAT end made by "serve"
@@ -84,26 +69,8 @@ static struct bench_srv bench_srvs[BENCH_MAX_SERVERS];
 struct bench_drun;
 
 /**
- * struct bench_mem - registered memory of one end
- * @buf: @len bytes, vmalloc'd (page aligned)
- * @len: size of @buf
- * @lmr: the LMR over @buf
- * @lctx: @lmr's lmr_context
- * @rctx: @lmr's rmr_context, used by the peer
- * @va: @buf's address in the LMR
- */
-struct bench_mem {
-	u8 *buf;
-	size_t len;
-	DAT_LMR_HANDLE lmr;
-	DAT_LMR_CONTEXT lctx;
-	DAT_RMR_CONTEXT rctx;
-	DAT_VADDR va;
-};
-
-/**
  * struct bench_end - one end of a benchmark connection
- * @dto: its DTO EVD (upcalls to bench_upcall_a/b with the connection)
+ * @dto: its DTO EVD (upcalls to bench_upcall_a with the connection)
  * @ep: its endpoint
  * @data: the messages: RDMA source/sink, SEND source, echo buffer
  * @ctl: BENCH_CTL_PAGES: page 0 the hello and credit messages, page 1
@@ -123,14 +90,15 @@ struct bench_end {
  * struct bench_dconn - one connection of a measuring command
  * @run: the command
  * @a: the active end (on the command's IA)
- * @b: the passive end (on the server's IA)
- * @lock: protects the counters below against the two ends' upcalls and
- *	the command thread (taken with _bh from the thread)
+ * @peer_rctx: the responder's data region (its accept's private data):
+ *	rmr_context
+ * @peer_va: and address
+ * @lock: protects the counters below against the active end's upcalls
+ *	and the command thread (taken with _bh from the thread)
  * @inflight: operations posted and not completed
  * @bytes: bytes completed in the current measured run
  * @ops: operations completed in the current measured run
  * @credits: SENDs the passive end has receives for
- * @recvd: receives completed at the passive end (credit pacing)
  * @round: ping-pong rounds done
  * @t0: start of the current round
  * @sent: SENDs posted in this run (a run ends on a multiple of
@@ -141,13 +109,14 @@ struct bench_end {
  */
 struct bench_dconn {
 	struct bench_drun *run;
-	struct bench_end a, b;
+	struct bench_end a;
+	DAT_RMR_CONTEXT peer_rctx;
+	DAT_VADDR peer_va;
 	spinlock_t lock;	/* the counters below; see above */
 	u32 inflight;
 	u64 bytes;
 	u64 ops;
 	u32 credits;
-	u32 recvd;
 	u32 round;
 	ktime_t t0;
 	u32 sent;
@@ -253,7 +222,7 @@ void bench_dat_unserve(void)
 			srv_free(&bench_srvs[i]);
 }
 
-static DAT_LMR_TRIPLET trip(struct bench_mem *m, size_t off, size_t len)
+DAT_LMR_TRIPLET bench_trip(struct bench_mem *m, size_t off, size_t len)
 {
 	DAT_LMR_TRIPLET t = {
 		.lmr_context = m->lctx,
@@ -263,24 +232,17 @@ static DAT_LMR_TRIPLET trip(struct bench_mem *m, size_t off, size_t len)
 	return t;
 }
 
+#define trip bench_trip
+
 static const DAT_DTO_COOKIE no_cookie = { .as_64 = 0 };
-
-/* A failed DAT call: say which and with what, as -EIO. */
-#define dat_fail(what, ret) \
-	({ pr_warn("%s: %s failed: %#x\n", __func__, what, (u32)(ret)); -EIO; })
-
-static int dat_chk(const char *what, DAT_RETURN ret)
-{
-	return ret == DAT_SUCCESS ? 0 : dat_fail(what, ret);
-}
 
 /* One data operation of the active end; conn->lock held. */
 static int post_one(struct bench_dconn *c)
 {
 	struct bench_drun *r = c->run;
 	DAT_RMR_TRIPLET rt = {
-		.rmr_context = c->b.data.rctx,
-		.virtual_address = c->b.data.va,
+		.rmr_context = c->peer_rctx,
+		.virtual_address = c->peer_va,
 		.segment_length = r->size,
 	};
 	DAT_LMR_TRIPLET t = trip(&c->a.data, 0, r->size);
@@ -344,8 +306,8 @@ static void conn_maybe_done(struct bench_dconn *c)
 {
 	struct bench_drun *r = c->run;
 	DAT_RMR_TRIPLET rt = {
-		.rmr_context = c->b.data.rctx,
-		.virtual_address = c->b.data.va,
+		.rmr_context = c->peer_rctx,
+		.virtual_address = c->peer_va,
 		.segment_length = BENCH_FENCE_LEN,
 	};
 	DAT_LMR_TRIPLET t;
@@ -474,52 +436,8 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	spin_unlock(&c->lock);
 }
 
-/* Passive end: echo (ping-pong) or return credits (SEND). */
-static void bench_upcall_b(DAT_PVOID data, const DAT_EVENT *ev,
-			   DAT_BOOLEAN more)
-{
-	const DAT_DTO_COMPLETION_EVENT_DATA *d =
-		&ev->event_data.dto_completion_event_data;
-	struct bench_dconn *c = data;
-	struct bench_drun *r = c->run;
-	DAT_LMR_TRIPLET t;
-	bool credit;
-
-	if (ev->event_number != DAT_DTO_COMPLETION_EVENT ||
-	    d->operation != DAT_DTO_RECEIVE || READ_ONCE(r->test) == BT_DOWN)
-		return;
-	if (d->status != DAT_DTO_SUCCESS) {
-		pr_warn_ratelimited("passive end: DTO %d status %d\n",
-				    d->operation, d->status);
-		run_fail(r, -EIO);
-		return;
-	}
-	if (r->test == BT_LAT) {
-		t = trip(&c->b.data, 0, d->transfered_length);
-		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			run_fail(r, -EIO);
-	}
-	t = trip(&c->b.data, 0, r->size);
-	if (dat_ep_post_recv(c->b.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS) {
-		run_fail(r, -EIO);
-		return;
-	}
-	if (r->test != BT_SEND)
-		return;
-	spin_lock(&c->lock);
-	credit = ++c->recvd % BENCH_CREDIT_EVERY == 0;
-	spin_unlock(&c->lock);
-	if (credit) {
-		t = trip(&c->b.ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
-		if (dat_ep_post_send(c->b.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			run_fail(r, -EIO);
-	}
-}
-
-static int mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-		    size_t len)
+int bench_mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+		   size_t len)
 {
 	DAT_REGION_DESCRIPTION rd;
 	DAT_RETURN ret;
@@ -541,7 +459,7 @@ static int mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	return 0;
 }
 
-static void mem_close(struct bench_mem *m)
+void bench_mem_close(struct bench_mem *m)
 {
 	if (m->lmr)
 		dat_lmr_free(m->lmr);
@@ -554,8 +472,8 @@ static void end_close(struct bench_end *e)
 {
 	if (e->ep)
 		dat_ep_free(e->ep);
-	mem_close(&e->data);
-	mem_close(&e->ctl);
+	bench_mem_close(&e->data);
+	bench_mem_close(&e->ctl);
 	if (e->dto)
 		dat_evd_free(e->dto);
 	memset(e, 0, sizeof(*e));
@@ -582,8 +500,9 @@ static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 		e->dto = DAT_HANDLE_NULL;
 		return dat_fail("dat_evd_kcreate", 0);
 	}
-	err = mem_open(&e->data, ia, pz, len);
-	err = err ?: mem_open(&e->ctl, ia, pz, BENCH_CTL_PAGES * PAGE_SIZE);
+	err = bench_mem_open(&e->data, ia, pz, len);
+	err = err ?: bench_mem_open(&e->ctl, ia, pz,
+				    BENCH_CTL_PAGES * PAGE_SIZE);
 	if (err)
 		return err;
 	ret = dat_ep_create(ia, pz, e->dto, e->dto, conn_evd, &attr, &e->ep);
@@ -629,7 +548,11 @@ static int expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
 	return 0;
 }
 
-/* The command's active side: its IA, PZ, connection EVDs. */
+/*
+ * The command's active side: its IA, PZ, connection EVD; for the setup
+ * tests also the "serve" end (@srv) and its connection EVD @conn_b. The
+ * peer is @sin, port @port.
+ */
 struct bench_side {
 	DAT_IA_HANDLE ia;
 	DAT_EVD_HANDLE async;
@@ -637,14 +560,22 @@ struct bench_side {
 	DAT_EVD_HANDLE conn_a, conn_b;
 	struct bench_srv *srv;
 	struct sockaddr_in sin;
+	u16 port;
 };
 
-static int side_open(struct bench_side *s, const struct bench_cmd *cmd)
+/* @serve: the setup tests, whose passive end is ia_b's "serve". */
+static int side_open(struct bench_side *s, const struct bench_cmd *cmd,
+		     bool serve)
 {
 	memset(s, 0, sizeof(*s));
-	s->srv = srv_find(cmd->ia_b);
-	if (!s->srv || !*cmd->ia_a)
+	if (serve) {
+		s->srv = srv_find(cmd->ia_b);
+		if (!s->srv)
+			return -ENOENT;
+	}
+	if (!*cmd->ia_a)
 		return -ENOENT;
+	s->port = serve ? s->srv->port : cmd->port;
 	s->sin.sin_family = AF_INET;
 	if (!in4_pton(cmd->addr_b, -1, (u8 *)&s->sin.sin_addr.s_addr, -1,
 		      NULL))
@@ -657,9 +588,11 @@ static int side_open(struct bench_side *s, const struct bench_cmd *cmd)
 	if (dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS ||
 	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE, NULL,
 			    DAT_EVD_CONNECTION_FLAG, &s->conn_a) !=
-	    DAT_SUCCESS ||
-	    dat_evd_kcreate(s->srv->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE,
-			    NULL, DAT_EVD_CONNECTION_FLAG, &s->conn_b) !=
+	    DAT_SUCCESS)
+		return dat_fail("side_open", 0);
+	if (serve && dat_evd_kcreate(s->srv->ia, BENCH_EVD_QLEN,
+				     DAT_UPCALL_DISABLE, NULL,
+				     DAT_EVD_CONNECTION_FLAG, &s->conn_b) !=
 	    DAT_SUCCESS) {
 		s->conn_b = DAT_HANDLE_NULL;
 		return dat_fail("side_open", 0);
@@ -685,7 +618,7 @@ static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
 
 	err = dat_chk("dat_ep_connect",
 		      dat_ep_connect(ea, (struct sockaddr *)&s->sin,
-				     s->srv->port, 5000000, 0, NULL,
+				     s->port, 5000000, 0, NULL,
 				     DAT_QOS_BEST_EFFORT,
 				     DAT_CONNECT_DEFAULT_FLAG));
 	if (err)
@@ -703,7 +636,10 @@ static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
 				NULL);
 }
 
-/* Graceful disconnect from the active end, both ends see it. */
+/*
+ * Graceful disconnect from the active end; a "serve" end sees it too
+ * (a responder frees its end by itself).
+ */
 static int disconnect_pair(struct bench_side *s, DAT_EP_HANDLE ea)
 {
 	int err;
@@ -713,8 +649,9 @@ static int disconnect_pair(struct bench_side *s, DAT_EP_HANDLE ea)
 	if (err)
 		return err;
 	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED,
-				NULL);
+	if (err || !s->conn_b)
+		return err;
+	return expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 }
 
 static enum bench_test test_of(const char *name)
@@ -730,52 +667,64 @@ static enum bench_test test_of(const char *name)
 	return BT_DOWN;
 }
 
-/* One connection set up for @r: ends, connection, hello, receives. */
+/*
+ * One connection set up for @r: the active end, the connection to the
+ * responder (the request says @test and the size, the accept gives the
+ * responder's data region), the responder's hello, the credit receives.
+ */
 static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 		      struct bench_drun *r, enum bench_test test)
 {
-	size_t len = r->size;
+	struct bench_pd_req req = {
+		.magic = cpu_to_le32(BENCH_PD_MAGIC),
+		.test = cpu_to_le32(test),
+		.size = cpu_to_le32(r->size),
+	};
+	const DAT_CONNECTION_EVENT_DATA *cd;
+	const struct bench_pd_rep *rep;
 	DAT_LMR_TRIPLET t;
+	DAT_EVENT ev;
 	int err, i;
 
 	spin_lock_init(&c->lock);
 	c->run = r;
-	err = end_open(&c->a, s->ia, s->pz, s->conn_a, bench_upcall_a, c, len);
-	err = err ?: end_open(&c->b, s->srv->ia, s->srv->pz, s->conn_b,
-			      bench_upcall_b, c, len);
+	err = end_open(&c->a, s->ia, s->pz, s->conn_a, bench_upcall_a, c,
+		       r->size);
 	if (err)
 		return err;
 	/*
 	 * Receives posted before the connection must stay within one page of
 	 * the (vmalloc'd) LMR: one that crosses pages needs the LMR's
 	 * registration, posted with the first send-side operation (lmr.c).
-	 * The hello lands in the active end's control page.
+	 * The hello lands in the control page; the responder sends it once
+	 * its receives may take data.
 	 */
 	t = trip(&c->a.ctl, 0, BENCH_HELLO_LEN);
 	err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
 						     no_cookie, 0));
-	err = err ?: connect_pair(s, c->a.ep, c->b.ep);
 	if (err)
 		return err;
-	/*
-	 * The passive end's first send posts its LMR registration ahead of
-	 * it: once the hello arrived, its rkey is valid, and so are its
-	 * receives posted after the hello. The active end sends nothing
-	 * before the hello arrived.
-	 */
 	reinit_completion(&r->done);
 	WRITE_ONCE(r->test, BT_SETUP);
-	t = trip(&c->b.ctl, 0, BENCH_HELLO_LEN);
-	err = dat_chk("hello send", dat_ep_post_send(c->b.ep, 1, &t,
-						     no_cookie, 0));
-	for (i = 0; !err && i < (test == BT_SEND ? BENCH_RQ :
-				 test == BT_LAT ? 1 : 0); i++) {
-		t = trip(&c->b.data, 0, r->size);
-		err = dat_chk("passive recv", dat_ep_post_recv(c->b.ep, 1, &t,
-							       no_cookie, 0));
-	}
+	err = dat_chk("dat_ep_connect",
+		      dat_ep_connect(c->a.ep, (struct sockaddr *)&s->sin,
+				     s->port, 5000000, sizeof(req), &req,
+				     DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG));
+	err = err ?: expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED,
+			       &ev);
 	if (err)
 		return err;
+	cd = &ev.event_data.connect_event_data;
+	rep = cd->private_data;
+	if (!rep || cd->private_data_size < (DAT_COUNT)sizeof(*rep) ||
+	    le32_to_cpu(rep->magic) != BENCH_PD_MAGIC) {
+		pr_warn("the peer is no responder (%d bytes of private data)\n",
+			cd->private_data_size);
+		return -EPROTO;
+	}
+	c->peer_rctx = le32_to_cpu(rep->rctx);
+	c->peer_va = le64_to_cpu(rep->va);
 	if (!wait_for_completion_timeout(&r->done,
 					 msecs_to_jiffies(BENCH_WAIT_MS)))
 		return -ETIMEDOUT;
@@ -800,7 +749,6 @@ static void dconn_close(struct bench_dconn *c, struct bench_side *s)
 	    DAT_SUCCESS && st == DAT_EP_STATE_CONNECTED)
 		disconnect_pair(s, c->a.ep);
 	end_close(&c->a);
-	end_close(&c->b);
 }
 
 /* One throughput run over all connections; returns the elapsed ns. */
@@ -899,7 +847,7 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 			goto out_free;
 		}
 	}
-	err = side_open(&s, cmd);
+	err = side_open(&s, cmd, false);
 	for (i = 0; !err && i < cmd->conns; i++)
 		err = dconn_open(&cs[i], &s, r, test);
 	if (err)
@@ -960,7 +908,7 @@ static int dat_conn_rate(const struct bench_cmd *cmd)
 	u32 rep, i;
 	int err;
 
-	err = side_open(&s, cmd);
+	err = side_open(&s, cmd, true);
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
 		ns = 0;
 		ns_up = 0;
@@ -1037,7 +985,7 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 	u32 rep, i;
 	int err;
 
-	err = side_open(&s, cmd);
+	err = side_open(&s, cmd, true);
 	if (err || !net) {
 		err = err ?: -ENOENT;
 		goto out;

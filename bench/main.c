@@ -8,14 +8,24 @@
  *   read:  the output of the last command, one "<figure> <value>" a line
  *
  * Commands (words after the verb are key=value):
- *   serve ia=<dev> port=<n>   passive DAT end on <dev> (a PSP); issue it
- *                             from a task in <dev>'s network namespace
+ *   respond ia=<dev> port=<n> the responder, passive end of the data
+ *                             tests, on <dev> (a PSP, resp.c); from a
+ *                             task in <dev>'s network namespace; it may
+ *                             be in another guest than the test
+ *   respond tcp port=<n>      the TCP responder (tresp.c), passive end
+ *                             of the TCP tests, in the caller's namespace
+ *   unrespond                 stop every responder ("<dev>.served <n>",
+ *                             "tcp.served <n>")
+ *   serve ia=<dev> port=<n>   passive end of the DAT setup tests (conn,
+ *                             sconn) on <dev>; the same namespace rule
  *   serve tcp port=<n>        a listening kernel TCP socket in the
- *                             caller's namespace (the TCP baseline's peer)
+ *                             caller's namespace (sconn's TCP connections)
  *   unserve                   free everything "serve" made
- *   dat test=write|read|send|lat|conn|sconn ia_a= ia_b= addr= port=
- *       size= depth= conns= ms= rounds= reps= tag=
+ *   dat test=write|read|send|lat ia_a= addr= port= size= depth= conns=
+ *       ms= rounds= reps= tag=     (to the responder at addr:port)
+ *   dat test=conn|sconn ia_a= ia_b= addr= port= rounds= reps= tag=
  *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= tag=
+ *                             (to the TCP responder at addr:port)
  *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= tag=
  * Documentation/performance.rst describes what each test measures.
  */
@@ -34,6 +44,7 @@
 #include <linux/uaccess.h>
 
 #include "bench.h"
+#include "dat.h"
 
 #define BENCH_OUT_SIZE	(64 * 1024)
 #define BENCH_CMD_MAX	512
@@ -189,6 +200,16 @@ static int bench_exec(struct bench_cmd *c)
 			return bench_tcp_serve(c->port);
 		return bench_dat_serve(c->ia_b, c->port);
 	}
+	if (!strcmp(c->verb, "respond")) {
+		if (!strcmp(c->test, "tcp"))
+			return bench_tresp_start(c->port);
+		return bench_resp_start(c->ia_b, c->port);
+	}
+	if (!strcmp(c->verb, "unrespond")) {
+		bench_resp_stop();
+		bench_tresp_stop();
+		return 0;
+	}
 	if (!strcmp(c->verb, "unserve")) {
 		bench_dat_unserve();
 		bench_tcp_unserve();
@@ -272,6 +293,8 @@ static void __exit bench_exit(void)
 {
 	debugfs_remove_recursive(bench_dir);
 	mutex_lock(&bench_mutex);
+	bench_resp_stop();
+	bench_tresp_stop();
 	bench_dat_unserve();
 	bench_tcp_unserve();
 	mutex_unlock(&bench_mutex);

@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kdapl_bench.ko: the kernel TCP baseline over the same veth path.
+ * kdapl_bench.ko: the kernel TCP baseline over the same path.
  *
- * "serve tcp port=<n>", issued from a task in the peer namespace, makes a
- * listening socket there (and remembers that namespace for the DAT
- * socket_connect test). Each measured run connects from the command's
- * task (root namespace), accepts the connection itself and hands the
- * accepted socket to its passive end:
- *   stream: a kthread reads everything until the peer's FIN, then writes
- *           back the byte count (8 bytes); the active end (the command,
- *           blocking sendmsg) times first byte to acknowledgment
- *   lat:    both ends event-driven as kdapl's upcalls are: data_ready
- *           queues a work that reads (MSG_DONTWAIT) and answers (see
- *           tcp_lat())
+ * The active end of the TCP tests; the passive end is the TCP responder
+ * ("respond tcp", tresp.c), in this guest or the other one. Each measured
+ * run connects from the command's task (its namespace), sends the test's
+ * header and then:
+ *   stream: writes (blocking sendmsg) until the deadline, FIN, and times
+ *           first byte to the responder's byte count (every byte arrived)
+ *   lat:    ping-pong, the active end event-driven as kdapl's upcalls
+ *           are: data_ready queues a work that reads (MSG_DONTWAIT) and
+ *           answers (tcp_lat())
+ *   conn:   connect and close, the connect timed
  * Nagle is off on both ends.
  *
+ * "serve tcp port=<n>", from a task in the peer namespace, makes a
+ * listening socket there for the DAT socket_connect setup test (dat.c),
+ * which accepts on it itself, and remembers that namespace.
+ *
  * Lifetimes: bench_lsock and bench_net live from "serve tcp" to
- * "unserve" (under bench_mutex); a struct bench_tpeer lives for one run
- * and is freed by the command after its kthread finished.
+ * "unserve" (under bench_mutex); everything else for one command.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,30 +38,9 @@
 
 #include "bench.h"
 
-#define TCP_CHUNK	(256 * 1024)
-#define TCP_MODE_STREAM	1
-
 /* Under bench_mutex: the listening socket and its namespace. */
 static struct socket *bench_lsock;
 static struct net *bench_net;
-
-/**
- * struct bench_tpeer - the passive end of one TCP run
- * @sock: the accepted socket, released by the kthread's owner
- * @mode: TCP_MODE_*
- * @size: message size (lat)
- * @buf: TCP_CHUNK bytes
- * @err: the kthread's result
- * @done: completed when the kthread returns
- */
-struct bench_tpeer {
-	struct socket *sock;
-	u32 mode;
-	u32 size;
-	u8 *buf;
-	int err;
-	struct completion done;
-};
 
 /**
  * bench_peer_net() - the namespace "serve tcp" was issued from
@@ -71,7 +52,11 @@ struct net *bench_peer_net(void)
 	return bench_net;
 }
 
-static void sock_tune(struct socket *s)
+/**
+ * bench_tcp_tune() - Nagle off, bounded blocking
+ * @s: a connected socket
+ */
+void bench_tcp_tune(struct socket *s)
 {
 	tcp_sock_set_nodelay(s->sk);
 	lock_sock(s->sk);
@@ -130,7 +115,15 @@ void bench_tcp_unserve(void)
 	bench_net = NULL;
 }
 
-static int tcp_send_all(struct socket *s, void *buf, size_t len)
+/**
+ * bench_tcp_send_all() - write all of @buf
+ * @s: the socket
+ * @buf: the bytes
+ * @len: how many
+ *
+ * Return: 0 or a negative errno (-EPIPE: nothing written).
+ */
+int bench_tcp_send_all(struct socket *s, void *buf, size_t len)
 {
 	struct kvec v;
 	struct msghdr m = { .msg_flags = MSG_NOSIGNAL };
@@ -148,8 +141,15 @@ static int tcp_send_all(struct socket *s, void *buf, size_t len)
 	return 0;
 }
 
-/* Exactly @len bytes; 0 at once on a clean end of stream. */
-static int tcp_recv_all(struct socket *s, void *buf, size_t len)
+/**
+ * bench_tcp_recv_all() - read exactly @len bytes
+ * @s: the socket
+ * @buf: where to
+ * @len: how many
+ *
+ * Return: @len, 0 at once on a clean end of stream, or a negative errno.
+ */
+int bench_tcp_recv_all(struct socket *s, void *buf, size_t len)
 {
 	struct kvec v;
 	struct msghdr m = {};
@@ -169,44 +169,21 @@ static int tcp_recv_all(struct socket *s, void *buf, size_t len)
 	return len;
 }
 
-static int tpeer_fn(void *data)
-{
-	struct bench_tpeer *p = data;
-	struct kvec v;
-	struct msghdr m = {};
-	u64 total = 0;
-	int n;
-
-	if (p->mode == TCP_MODE_STREAM) {
-		for (;;) {
-			v.iov_base = p->buf;
-			v.iov_len = TCP_CHUNK;
-			n = kernel_recvmsg(p->sock, &m, &v, 1, TCP_CHUNK, 0);
-			if (n <= 0) {
-				p->err = n;
-				break;
-			}
-			total += n;
-		}
-		if (!p->err)
-			p->err = tcp_send_all(p->sock, &total, sizeof(total));
-	}
-	complete(&p->done);
-	return 0;
-}
-
 /*
- * Connect to the listener, accept, start the passive end in @mode.
- * On success *@sa is the active socket and @p runs.
+ * Connect to the responder at the command's address and port and tell it
+ * what to do. On success *@sa is the connected socket.
  */
-static int tcp_start(const struct bench_cmd *cmd, struct bench_tpeer *p,
-		     u32 mode, struct socket **sa)
+static int tcp_open(const struct bench_cmd *cmd, u32 mode,
+		    struct socket **sa)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_port = htons(cmd->port),
 	};
-	struct task_struct *t;
+	struct bench_tcp_hdr h = {
+		.mode = cpu_to_le32(mode),
+		.size = cpu_to_le32(cmd->size),
+	};
 	int err;
 
 	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
@@ -216,74 +193,46 @@ static int tcp_start(const struct bench_cmd *cmd, struct bench_tpeer *p,
 	if (err)
 		return err;
 	err = kernel_connect(*sa, (struct sockaddr *)&sin, sizeof(sin), 0);
-	err = err ?: kernel_accept(bench_lsock, &p->sock, 0);
-	if (err)
-		goto out_sa;
-	sock_tune(*sa);
-	sock_tune(p->sock);
-	p->mode = mode;
-	p->size = cmd->size;
-	p->err = 0;
-	init_completion(&p->done);
-	t = kthread_run(tpeer_fn, p, "kdapl_bench_tcp");
-	if (IS_ERR(t)) {
-		err = PTR_ERR(t);
-		sock_release(p->sock);
-		goto out_sa;
+	if (!err)
+		bench_tcp_tune(*sa);
+	err = err ?: bench_tcp_send_all(*sa, &h, sizeof(h));
+	if (err) {
+		sock_release(*sa);
+		*sa = NULL;
 	}
-	return 0;
-out_sa:
-	sock_release(*sa);
-	*sa = NULL;
 	return err;
 }
 
-/* End the run: FIN from the active end, wait for the passive end. */
-static int tcp_stop(struct bench_tpeer *p, struct socket *sa)
-{
-	int err = 0;
-
-	kernel_sock_shutdown(sa, SHUT_WR);
-	if (!wait_for_completion_timeout(&p->done,
-					 msecs_to_jiffies(2 * BENCH_WAIT_MS))) {
-		/* Unblock it: its socket times out within BENCH_WAIT_MS. */
-		kernel_sock_shutdown(p->sock, SHUT_RDWR);
-		wait_for_completion(&p->done);
-		err = -ETIMEDOUT;
-	}
-	sock_release(sa);
-	sock_release(p->sock);
-	return err ?: p->err;
-}
-
-static int tcp_stream(const struct bench_cmd *cmd, struct bench_tpeer *p,
-		      u8 *buf, bool report)
+static int tcp_stream(const struct bench_cmd *cmd, u8 *buf, bool report)
 {
 	struct socket *sa;
 	ktime_t start, deadline;
-	u64 sent = 0, acked = 0, ns;
+	u64 sent = 0, ns;
+	__le64 acked;
 	int err;
 
-	err = tcp_start(cmd, p, TCP_MODE_STREAM, &sa);
+	err = tcp_open(cmd, BENCH_TCP_STREAM, &sa);
 	if (err)
 		return err;
 	start = ktime_get();
 	deadline = ktime_add_ms(start, report ? cmd->ms :
 				max(cmd->ms / 4, 100U));
 	while (!err && ktime_before(ktime_get(), deadline)) {
-		err = tcp_send_all(sa, buf, cmd->size);
+		err = bench_tcp_send_all(sa, buf, cmd->size);
 		sent += cmd->size;
 	}
 	if (!err)
 		kernel_sock_shutdown(sa, SHUT_WR);
-	if (!err && tcp_recv_all(sa, &acked, sizeof(acked)) != sizeof(acked))
+	if (!err && bench_tcp_recv_all(sa, &acked, sizeof(acked)) !=
+	    sizeof(acked))
 		err = -EIO;
-	if (!err && acked != sent)
+	if (!err && le64_to_cpu(acked) != sent)
 		err = -EPROTO;
 	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	if (!err && report)
 		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL, ns ?: 1));
-	return tcp_stop(p, sa) ?: err;
+	sock_release(sa);
+	return err;
 }
 
 /**
@@ -373,7 +322,7 @@ static void tpp_work(struct work_struct *work)
 			}
 			e->t0 = ktime_get();
 		}
-		n = tcp_send_all(e->sock, e->buf, e->size);
+		n = bench_tcp_send_all(e->sock, e->buf, e->size);
 		if (n) {
 			tpp_fail(e, n);
 			return;
@@ -406,90 +355,64 @@ static void tpp_detach(struct bench_tpp *e)
 }
 
 /*
- * Ping-pong over one connection, both ends event-driven as kdapl's are:
- * each socket's data_ready queues a work (on the CPU the data arrived
- * on, like kiwarp's receive work) that reads with MSG_DONTWAIT and
- * answers; the active end times each round trip.
+ * Ping-pong over one connection to the responder (which echoes), the
+ * active end event-driven as kdapl's is: the socket's data_ready queues a
+ * work (on the CPU the data arrived on, like kiwarp's receive work) that
+ * reads with MSG_DONTWAIT, times the round trip and sends the next.
  */
 static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt, bool report)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(cmd->port),
-	};
 	DECLARE_COMPLETION_ONSTACK(done);
-	struct bench_tpp *a, *b;
+	struct bench_tpp *a;
 	int err = 0, run_err = 0;
 
-	if (!in4_pton(cmd->addr_b, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+	if (cmd->size > BENCH_TCP_CHUNK)
 		return -EINVAL;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (a)
 		a->buf = kzalloc(cmd->size, GFP_KERNEL);
-	if (b)
-		b->buf = kzalloc(cmd->size, GFP_KERNEL);
-	if (!a || !b || !a->buf || !b->buf) {
+	if (!a || !a->buf) {
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
-			       IPPROTO_TCP, &a->sock);
+	err = tcp_open(cmd, BENCH_TCP_ECHO, &a->sock);
 	if (err) {
 		a->sock = NULL;
 		goto out_free;
 	}
-	err = kernel_connect(a->sock, (struct sockaddr *)&sin, sizeof(sin), 0);
-	err = err ?: kernel_accept(bench_lsock, &b->sock, 0);
-	if (err) {
-		b->sock = NULL;
-		goto out_free;
-	}
-	sock_tune(a->sock);
-	sock_tune(b->sock);
 	a->active = true;
 	a->rtt = rtt;
 	a->rounds = cmd->rounds;
 	a->size = cmd->size;
-	b->size = cmd->size;
 	a->done = &done;
-	b->done = &done;
 	a->err = &run_err;
-	b->err = &run_err;
 	tpp_attach(a);
-	tpp_attach(b);
 	a->t0 = ktime_get();
-	err = tcp_send_all(a->sock, a->buf, a->size);
+	err = bench_tcp_send_all(a->sock, a->buf, a->size);
 	if (!err && !wait_for_completion_timeout(&done,
 						 msecs_to_jiffies(60000)))
 		err = -ETIMEDOUT;
 	tpp_detach(a);
-	tpp_detach(b);
 	err = err ?: run_err;
 	if (!err && report)
 		bench_emit_lat(cmd->tag, rtt, cmd->rounds);
 out_free:
 	if (a && a->sock)
 		sock_release(a->sock);
-	if (b && b->sock)
-		sock_release(b->sock);
 	if (a)
 		kfree(a->buf);
-	if (b)
-		kfree(b->buf);
 	kfree(a);
-	kfree(b);
 	return err;
 }
 
-/* connect + accept + close, both ends here; the socket made untimed. */
+/* connect and close to the responder; the connect timed, the socket not. */
 static int tcp_conn(const struct bench_cmd *cmd, bool report)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_port = htons(cmd->port),
 	};
-	struct socket *sa, *sb;
+	struct socket *sa;
 	u64 ns = 0;
 	ktime_t t;
 	u32 i;
@@ -505,11 +428,8 @@ static int tcp_conn(const struct bench_cmd *cmd, bool report)
 		t = ktime_get();
 		err = kernel_connect(sa, (struct sockaddr *)&sin, sizeof(sin),
 				     0);
-		err = err ?: kernel_accept(bench_lsock, &sb, 0);
-		if (!err)
-			sock_release(sb);
-		sock_release(sa);
 		ns += ktime_to_ns(ktime_sub(ktime_get(), t));
+		sock_release(sa);
 	}
 	if (!err && report)
 		bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds, ns));
@@ -525,27 +445,21 @@ static int tcp_conn(const struct bench_cmd *cmd, bool report)
  */
 int bench_tcp_run(const struct bench_cmd *cmd)
 {
-	struct bench_tpeer *p;
 	u64 *rtt = NULL;
 	u8 *buf;
 	u32 rep;
 	int err = 0;
 
-	if (!bench_lsock)
-		return -ENOENT;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	buf = kvzalloc(cmd->size, GFP_KERNEL);
-	if (p)
-		p->buf = kvzalloc(max_t(u32, cmd->size, TCP_CHUNK), GFP_KERNEL);
 	if (!strcmp(cmd->test, "lat"))
 		rtt = kvcalloc(cmd->rounds, sizeof(*rtt), GFP_KERNEL);
-	if (!p || !buf || !p->buf || (!strcmp(cmd->test, "lat") && !rtt)) {
+	if (!buf || (!strcmp(cmd->test, "lat") && !rtt)) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
 		if (!strcmp(cmd->test, "stream"))
-			err = tcp_stream(cmd, p, buf, rep);
+			err = tcp_stream(cmd, buf, rep);
 		else if (!strcmp(cmd->test, "lat"))
 			err = tcp_lat(cmd, rtt, rep);
 		else if (!strcmp(cmd->test, "conn"))
@@ -555,9 +469,6 @@ int bench_tcp_run(const struct bench_cmd *cmd)
 	}
 out:
 	kvfree(rtt);
-	if (p)
-		kvfree(p->buf);
-	kfree(p);
 	kvfree(buf);
 	return err;
 }

@@ -542,7 +542,7 @@ void *kiwarp_mr_kva(struct kiwarp_mr *mr, u64 addr, u32 *contig);
 int kiwarp_mr_reg(struct kiwarp_mr *mr, struct ib_pd *pd, u32 key,
 		  int access);
 int kiwarp_mr_invalidate(struct kiwarp_dev *kdev, struct ib_pd *pd,
-			 u32 stag, bool local);
+			 u32 stag);
 
 void kiwarp_cursor_init(struct kiwarp_cursor *c, struct kiwarp_qp *qp,
 			const struct ib_sge *sge, u32 nsge, int access,

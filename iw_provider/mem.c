@@ -149,20 +149,6 @@ int kiwarp_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-/* The MR of @stag's index whatever its key; a reference. */
-static struct kiwarp_mr *kiwarp_mr_get_index(struct kiwarp_dev *kdev,
-					     u32 stag)
-{
-	struct kiwarp_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&kdev->mr_xa, stag >> 8);
-	if (mr && !kref_get_unless_zero(&mr->ref))
-		mr = NULL;
-	rcu_read_unlock();
-	return mr;
-}
-
 /**
  * kiwarp_mr_get() - look up a registered STag and take a reference.
  * @kdev: the device
@@ -175,7 +161,11 @@ struct kiwarp_mr *kiwarp_mr_get(struct kiwarp_dev *kdev, u32 stag)
 {
 	struct kiwarp_mr *mr;
 
-	mr = kiwarp_mr_get_index(kdev, stag);
+	rcu_read_lock();
+	mr = xa_load(&kdev->mr_xa, stag >> 8);
+	if (mr && !kref_get_unless_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
 	if (mr && READ_ONCE(mr->stag) != stag) {
 		kiwarp_mr_put(mr);
 		mr = NULL;
@@ -294,26 +284,14 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_mr_reg, KIWARP_INTERNAL);
  * @kdev: the device
  * @pd: the PD of the QP asking
  * @stag: the STag to invalidate
- * @local: the consumer's own work request (LOCAL_INV, the invalidation
- *	of RDMA_READ_WITH_INV), not a peer's Send with Invalidate
- *
- * A peer must name the STag exactly, key included (RFC 5040 6.10). A
- * local invalidation matches the index only, as siw does: rdma_rw (the
- * path of nvmet-rdma, isert, svcrdma on iWARP) sets the invalidate key
- * of its RDMA_READ_WITH_INV when it builds the chain and increments the
- * MR's key when it posts it, so the key it asks to invalidate is the
- * one before the registration in the same chain. A strict match left
- * the MR valid, and its next IB_WR_REG_MR failed (nvme-rdma targets on
- * kiwarp lost every queue after one transfer).
  *
  * Return: 0, or the RDMAP error code (INVALID_STAG, STAG_NOT_ASSOC,
  * CANNOT_INVALIDATE for a DMA MR).
  */
 int kiwarp_mr_invalidate(struct kiwarp_dev *kdev, struct ib_pd *pd,
-			 u32 stag, bool local)
+			 u32 stag)
 {
-	struct kiwarp_mr *mr = local ? kiwarp_mr_get_index(kdev, stag) :
-			       kiwarp_mr_get(kdev, stag);
+	struct kiwarp_mr *mr = kiwarp_mr_get(kdev, stag);
 	int ret = 0;
 
 	if (!mr)

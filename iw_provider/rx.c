@@ -299,7 +299,7 @@ static int kiwarp_rx_finish_send(struct kiwarp_qp *qp)
 	wc.qp = &qp->ibqp;
 	if (op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV) {
 		ecode = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd,
-					     rx->dh.stag, false);
+					     rx->dh.stag);
 		if (ecode)
 			return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
 					      RDMAP_ETYPE_REMOTE_OPERATION,
@@ -354,7 +354,7 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 		 * rdma_rw relies on for iWARP Reads instead of a LOCAL_INV).
 		 */
 		if (inv && kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd,
-						inv_key, true))
+						inv_key))
 			status = IB_WC_LOC_PROT_ERR;
 		kiwarp_sq_complete(qp, idx, status);
 		if (status != IB_WC_SUCCESS)	/* a local error, as siw */

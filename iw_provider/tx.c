@@ -240,8 +240,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 						  IB_WC_SUCCESS);
 		return ret;
 	case IB_WR_LOCAL_INV:
-		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key,
-					   true);
+		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key);
 		kiwarp_sq_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
 						  IB_WC_SUCCESS);
 		return ret ? -EINVAL : 0;
@@ -258,7 +257,15 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 			.sink_to = w->sge[0].addr,
 			.len = w->sge[0].length,
 			.inv = w->opcode == IB_WR_RDMA_READ_WITH_INV,
-			.inv_key = w->ex_key,
+			/*
+			 * The sink's STag as it is now, as siw and cxgb4
+			 * do, not ex.invalidate_rkey: rdma_rw (nvmet-rdma,
+			 * svcrdma, isert) fills that in when it builds the
+			 * chain and increments the MR's key when it posts
+			 * it, so it names the key from before the chain's
+			 * own REG_MR. The sink is what the verb invalidates.
+			 */
+			.inv_key = w->sge[0].lkey,
 		};
 		qp->orq_tail++;
 		spin_unlock_irqrestore(&qp->sq_lock, flags);

@@ -148,13 +148,16 @@ static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
  * and access flags (which follow the negotiated read depth), then RTR and
  * RTS from the connection's path and the peer's QP number. On the active
  * side at the REP (RDMA_CM_EVENT_CONNECT_RESPONSE), on the passive side
- * before the REP is sent. An iWARP QP is moved by iw_cm: nothing to do.
+ * before the REP is sent. On the passive side the IB CM still has the
+ * REQ's read depths, so @p, what the REP will say, sets them (as
+ * cma_modify_qp_rtr/rts do with the accept's parameters). An iWARP QP is
+ * moved by iw_cm: nothing to do.
  *
  * Context: the cm_id's handler or the EP's work; @qp cannot go away
  * while @id is alive (kdapl_ep_qp_destroy() destroys the cm_id first).
  */
 static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
-		       struct ib_qp *qp)
+		       struct ib_qp *qp, const struct rdma_conn_param *p)
 {
 	static const enum ib_qp_state steps[] = {
 		IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS,
@@ -169,6 +172,10 @@ static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		memset(&qa, 0, sizeof(qa));
 		qa.qp_state = steps[i];
 		err = rdma_init_qp_attr(id, &qa, &mask);
+		if (p && (mask & IB_QP_MAX_DEST_RD_ATOMIC))
+			qa.max_dest_rd_atomic = p->responder_resources;
+		if (p && (mask & IB_QP_MAX_QP_RD_ATOMIC))
+			qa.max_rd_atomic = p->initiator_depth;
 		if (!err)
 			err = ib_modify_qp(qp, &qa, mask);
 		if (err) {
@@ -235,7 +242,7 @@ static void ep_do_accept_iws(struct kdapl_ep *ep, struct kdapl_iws *iws)
 
 /* The ACCEPT action: take the CR's cm_id and accept on the EP's QP. */
 static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
-			 struct kdapl_iws *iws)
+			 struct kdapl_iws *iws, u8 cr_ird, u8 cr_ord)
 {
 	struct rdma_conn_param p = {};
 	int err;
@@ -260,13 +267,25 @@ static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	p.qp_num = ep->qp->qp_num;
 	p.responder_resources = ep->attr.max_rdma_read_in;
 	p.initiator_depth = ep->attr.max_rdma_read_out;
+	if (!ep->base.ia->prov->iwarp) {
+		/*
+		 * IB: the REP's depths are what both QPs get: no more reads
+		 * than the requester will take (@cr_ird) or issue (@cr_ord).
+		 * RNR retries "infinite", as the requester asks (a Send
+		 * racing the peer's receive waits instead of failing).
+		 */
+		p.responder_resources = min_t(u8, p.responder_resources,
+					      cr_ord);
+		p.initiator_depth = min_t(u8, p.initiator_depth, cr_ird);
+		p.rnr_retry_count = 7;
+	}
 
 	rdma_lock_handler(id);
 	id->context = ep;	/* from now on events are the EP's */
 	spin_lock_irq(&ep->lock);
 	ep->cm_id = id;
 	spin_unlock_irq(&ep->lock);
-	err = ep_qp_ready(ep, id, ep->qp);
+	err = ep_qp_ready(ep, id, ep->qp, &p);
 	if (!err)	/* else the abort's rdma_destroy_id() sends the REJ */
 		err = rdma_accept(id, &p);
 	rdma_unlock_handler(id);
@@ -340,10 +359,13 @@ void kdapl_ep_work(struct work_struct *work)
 	struct kdapl_cr *cr = NULL;
 	struct net *net = NULL;
 	unsigned long acts;
+	u8 cr_ird = 0, cr_ord = 0;
+	u32 gen;
 
 	spin_lock_irq(&ep->lock);
 	acts = ep->actions;
 	ep->actions = 0;
+	gen = ep->gen;
 	spin_unlock_irq(&ep->lock);
 
 	/* Lock order: provider and IA locks before ep->cm_mutex. */
@@ -351,6 +373,13 @@ void kdapl_ep_work(struct work_struct *work)
 		net = kdapl_ia_net(ia, &src);
 	mutex_lock(&ia->lock);
 	mutex_lock(&ep->cm_mutex);
+	/*
+	 * dat_ep_reset() ran since these were queued: they belong to the
+	 * connection it ended (an ABORT queued by the drain of the old QP
+	 * would move the new one to ERROR).
+	 */
+	if (READ_ONCE(ep->gen) != gen)
+		acts = 0;
 	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts) && ep->cr) {
 		/* The cm_id moves from the CR to the EP under both locks. */
 		cr = ep->cr;
@@ -359,6 +388,8 @@ void kdapl_ep_work(struct work_struct *work)
 		cr->cm_id = NULL;
 		cr_iws = cr->iws;
 		cr->iws = NULL;
+		cr_ird = cr->ird;
+		cr_ord = cr->ord;
 		kdapl_cr_done(cr);
 	}
 	if (ia->dead) {
@@ -383,7 +414,7 @@ void kdapl_ep_work(struct work_struct *work)
 	if (test_bit(KDAPL_EP_ACT_CONNECT, &acts))
 		ep_do_connect(ep, net, &src);
 	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts))
-		ep_do_accept(ep, cr_id, cr_iws);
+		ep_do_accept(ep, cr_id, cr_iws, cr_ird, cr_ord);
 	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id) {
 		rdma_disconnect(ep->cm_id);
 	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->iws &&
@@ -517,7 +548,7 @@ static void ep_connect_response(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	spin_unlock_irq(&ep->lock);
 	if (!qp)
 		return;		/* aborted meanwhile: the abort rejects */
-	if (ep_qp_ready(ep, id, qp) || rdma_accept(id, NULL)) {
+	if (ep_qp_ready(ep, id, qp, NULL) || rdma_accept(id, NULL)) {
 		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
 			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);

@@ -141,13 +141,15 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		ep->flushed++;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	/* An error that is not a flush ends the connection (while the
-	 * context is out, the EP cannot go: its free drains the QP).
+	wr_put(ep, wr);
+	kdapl_evd_queue(evd, &ev, false);
+	/*
+	 * An error that is not a flush ends the connection, reported after
+	 * the completion that says why. The EP is still there: its free
+	 * drains the QP, and the drain's marker completes after this one.
 	 */
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		kdapl_ep_break(ep);
-	wr_put(ep, wr);
-	kdapl_evd_queue(evd, &ev, false);
 }
 
 /**

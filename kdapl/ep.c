@@ -995,6 +995,15 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	}
 	del_timer_sync(&ep->timer);
 	kdapl_ep_qp_destroy(ep);
+	/*
+	 * What the old connection queued, before or during the drain, is
+	 * void: cleared here, and a work item that took it already drops it
+	 * on seeing the new generation (kdapl_ep_work()).
+	 */
+	spin_lock_irq(&ep->lock);
+	ep->actions = 0;
+	ep->gen++;
+	spin_unlock_irq(&ep->lock);
 	ret = kdapl_ep_qp_create(ep);
 	spin_lock_irq(&ep->lock);
 	kdapl_ep_move(ep, KDAPL_EP_OP_RESET);

@@ -115,6 +115,8 @@ enum kdapl_ep_action {
  *	free list (U32_MAX when empty)
  * @work: runs @actions in process context; queued holding a reference
  * @actions: KDAPL_EP_ACT_* bits pending for @work
+ * @gen: connection generation, incremented by dat_ep_reset() (under
+ *	@cm_mutex and @lock): @work drops actions of an older one
  * @timer: connect timeout and the bounded graceful disconnect wait
  * @deadline: jiffies at which @timer is due; a timer callback that finds
  *	jiffies before it belongs to an older arming and does nothing
@@ -156,6 +158,7 @@ struct kdapl_ep {
 	u32 free_wr;
 	struct work_struct work;
 	unsigned long actions;
+	u32 gen;
 	struct timer_list timer;
 	unsigned long deadline;
 	struct sockaddr_storage local;

@@ -68,14 +68,14 @@ static const struct topo topo_kiwarp = {
 };
 
 /*
- * RoCE: both sides on rxeA (veth8, 198.18.0.1, root namespace). rxe in
+ * RoCE: both sides on rxeA (veth8, 198.19.0.1, root namespace). rxe in
  * 6.1 has its UDP socket in the initial namespace only and delivers a
  * packet to the rxe device of the netdev it arrived on, so, as over
  * siw, the two sides share one device (rxe loops packets whose
  * destination MAC is its own back in place).
  */
 static const struct topo topo_rxe = {
-	"rxeA", "rxeA", "198.18.0.1", "198.18.0.1", "198.18.0.77",
+	"rxeA", "rxeA", "198.19.0.1", "198.19.0.1", "198.19.0.77",
 	IB_REQ_PDATA, IB_REP_PDATA,
 };
 
@@ -115,7 +115,7 @@ static void expect_pdata(struct kunit *test, const void *got,
 	size_t i;
 
 	KUNIT_EXPECT_EQ(test, got_len, (DAT_COUNT)(padded ?: want_len));
-	if (got_len < want_len || !got)
+	if (got_len < 0 || got_len < want_len || !got)
 		return;
 	KUNIT_EXPECT_EQ(test, memcmp(got, want, want_len), 0);
 	for (i = want_len; i < got_len; i++)
@@ -1526,42 +1526,44 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
  * One case list for every transport. Each suite still needs its own
  * array: KUnit 6.1 keeps every case's log pointer in the struct
  * kunit_case, so two suites sharing one array free the logs twice (KASAN
- * double-free at module unload); CONN_CASES expands into each. conn_ipv6
+ * double-free at module unload); CONN_CASES initializes each. conn_ipv6
  * opens its own IAs on siw6 whatever the topology (kiwarp and rxe have
  * no IPv6 device in the guest).
  */
-#define CONN_CASES \
-	KUNIT_CASE(conn_ep_create_query_free), \
-	KUNIT_CASE(conn_ep_unconfigured), \
-	KUNIT_CASE(conn_connect_bad_args), \
-	KUNIT_CASE(conn_accept_graceful_disconnect), \
-	KUNIT_CASE(conn_abrupt_disconnect_from_b), \
-	KUNIT_CASE(conn_disconnect_both_at_once), \
-	KUNIT_CASE(conn_reject), \
-	KUNIT_CASE(conn_nobody_listening), \
-	KUNIT_CASE(conn_unreachable), \
-	KUNIT_CASE(conn_timeout), \
-	KUNIT_CASE(conn_rsp_one_shot), \
-	KUNIT_CASE(conn_rsp_free_unreserves), \
-	KUNIT_CASE(conn_psp_provider_ep), \
-	KUNIT_CASE(conn_cr_handoff), \
-	KUNIT_CASE(conn_psp_free_keeps_connection), \
-	KUNIT_CASE(conn_psp_any_and_in_use), \
-	KUNIT_CASE(conn_dup_connect), \
-	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it), \
-	KUNIT_CASE(conn_ipv6), \
-	KUNIT_CASE(conn_calls_from_upcalls), \
-	KUNIT_CASE(dto_send_recv), \
-	KUNIT_CASE(dto_rdma_write_read), \
-	KUNIT_CASE(dto_bad_triplets), \
-	KUNIT_CASE(dto_post_after_disconnect_flushed), \
-	KUNIT_CASE(dto_posts_from_upcall), \
-	KUNIT_CASE(conn_disconnect_bounded), \
-	KUNIT_CASE(conn_more_calls_from_upcalls),
+#define CONN_CASES {						\
+	KUNIT_CASE(conn_ep_create_query_free),	\
+	KUNIT_CASE(conn_ep_unconfigured),	\
+	KUNIT_CASE(conn_connect_bad_args),	\
+	KUNIT_CASE(conn_accept_graceful_disconnect),	\
+	KUNIT_CASE(conn_abrupt_disconnect_from_b),	\
+	KUNIT_CASE(conn_disconnect_both_at_once),	\
+	KUNIT_CASE(conn_reject),	\
+	KUNIT_CASE(conn_nobody_listening),	\
+	KUNIT_CASE(conn_unreachable),	\
+	KUNIT_CASE(conn_timeout),	\
+	KUNIT_CASE(conn_rsp_one_shot),	\
+	KUNIT_CASE(conn_rsp_free_unreserves),	\
+	KUNIT_CASE(conn_psp_provider_ep),	\
+	KUNIT_CASE(conn_cr_handoff),	\
+	KUNIT_CASE(conn_psp_free_keeps_connection),	\
+	KUNIT_CASE(conn_psp_any_and_in_use),	\
+	KUNIT_CASE(conn_dup_connect),	\
+	KUNIT_CASE(conn_ia_abrupt_close_peer_sees_it),	\
+	KUNIT_CASE(conn_ipv6),	\
+	KUNIT_CASE(conn_calls_from_upcalls),	\
+	KUNIT_CASE(dto_send_recv),	\
+	KUNIT_CASE(dto_rdma_write_read),	\
+	KUNIT_CASE(dto_bad_triplets),	\
+	KUNIT_CASE(dto_post_after_disconnect_flushed),	\
+	KUNIT_CASE(dto_posts_from_upcall),	\
+	KUNIT_CASE(conn_disconnect_bounded),	\
+	KUNIT_CASE(conn_more_calls_from_upcalls),	\
+	{}							\
+}
 
-static struct kunit_case conn_cases[] = { CONN_CASES {} };
-static struct kunit_case conn_kiwarp_cases[] = { CONN_CASES {} };
-static struct kunit_case conn_rxe_cases[] = { CONN_CASES {} };
+static struct kunit_case conn_cases[] = CONN_CASES;
+static struct kunit_case conn_kiwarp_cases[] = CONN_CASES;
+static struct kunit_case conn_rxe_cases[] = CONN_CASES;
 
 static struct kunit_suite kdapl_conn_suite = {
 	.name = "kdapl_conn",

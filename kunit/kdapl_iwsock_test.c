@@ -540,8 +540,9 @@ static void ext_refused_on(struct kunit *test, char *name, DAT_IA_ATTR *ia,
 	DAT_IW_SSP_HANDLE s;
 
 	ASSERT_OK(test, dat_ia_open(name, 4, &async, &other));
-	memset(ia, 0, sizeof(*ia));
-	memset(pa, 0, sizeof(*pa));
+	/* Not zero: the query must write what is checked. */
+	memset(ia, 0xff, sizeof(*ia));
+	memset(pa, 0xff, sizeof(*pa));
 	ASSERT_OK(test, dat_ia_query(other, NULL, DAT_IA_FIELD_IA_EXTENSION,
 				     ia,
 				     DAT_PROVIDER_FIELD_NUM_PROVIDER_SPECIFIC_ATTR,

@@ -1,10 +1,14 @@
 #!/bin/sh
 # `make bench`: build the modules against the perf (non-debug) guest
-# kernel in a copy of the tree under build/, boot that guest once with
-# scripts/guest/bench.sh, and turn the raw figures into a terminal table,
-# build/bench/bench.json and build/bench/bench.png (tools/bench).
+# kernel in a copy of the tree under build/, run both topologies - (a)
+# one guest with veth (scripts/guest/bench.sh), (b) two guests of one
+# vCPU each joined by a virtual wire (scripts/run-guest-pair.sh,
+# scripts/guest/pair-bench.sh) - and turn the raw figures into a
+# terminal table, build/bench/bench.json and build/bench/bench.png
+# (tools/bench).
 #
 #   scripts/bench.sh [--quick] [--flavour perf|debug] [--profile REGEX]
+#                    [--topology a|b|both]
 #
 # --quick: one measured run per figure, short runs (a smoke test of the
 # harness, numbers not meaningful). --flavour debug: the debug kernel
@@ -17,15 +21,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=perf
 quick=0
 profile=
+topo=both
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--flavour) flavour=$2; shift ;;
-	--profile) profile=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--flavour perf|debug] [--profile REGEX]" >&2; exit 2 ;;
+	--profile) profile=$2; shift; topo=a ;;
+	--topology) topo=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--flavour perf|debug] [--profile REGEX] [--topology a|b|both]" >&2; exit 2 ;;
 	esac
 	shift
 done
+case "$topo" in a|b|both) ;; *) echo "bench: --topology a|b|both" >&2; exit 2 ;; esac
 
 "$top/scripts/install-deps.sh"
 ktree=$("$top/scripts/build-kernel.sh" "$flavour" | tail -n 1)
@@ -78,15 +85,36 @@ if [ -n "$profile" ]; then
 	rm -f "$run"/out/profile-*.txt
 fi
 
-echo "bench: booting the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
 rc=0
-KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \
-	scripts/guest/bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || rc=$?
-if [ ! -s "$run/out/bench.raw" ]; then
-	echo "bench: no results (guest exit $rc)" >&2
-	exit 1
+: >"$out/bench.raw"
+if [ "$topo" != b ]; then
+	echo "bench: topology (a), the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
+	KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \
+		scripts/guest/bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || rc=$?
+	if [ ! -s "$run/out/bench.raw" ]; then
+		echo "bench: no results of topology (a) (guest exit $rc)" >&2
+		exit 1
+	fi
+	cat "$run/out/bench.raw" >>"$out/bench.raw"
 fi
-cp "$run/out/bench.raw" "$out/bench.raw"
+if [ "$topo" != a ]; then
+	prun=$top/build/bench-$flavour/pair
+	mkdir -p "$prun/a" "$prun/b"
+	for side in a b; do
+		rm -f "$prun/$side/bench.conf"
+		[ ! -f "$run/bench.conf" ] || cp "$run/bench.conf" "$prun/$side/"
+	done
+	echo "bench: topology (b), two $flavour guests (1 vCPU each); consoles in $prun/a and $prun/b"
+	prc=0
+	"$src/scripts/run-guest-pair.sh" "$ktree" "$prun" \
+		scripts/guest/pair-bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || prc=$?
+	if [ ! -s "$prun/a/out/bench.raw" ]; then
+		echo "bench: no results of topology (b) (guests exit $prc)" >&2
+		exit 1
+	fi
+	cat "$prun/a/out/bench.raw" >>"$out/bench.raw"
+	[ "$prc" -eq 0 ] || rc=$prc
+fi
 if [ -n "$profile" ]; then
 	for f in "$run"/out/profile-*.txt; do
 		[ -e "$f" ] || { echo "bench: no profile written" >&2; exit 1; }

@@ -2,9 +2,10 @@
 # Word splitting of $OURS, $SIW, $TCP, $common... into key=value words is
 # intended throughout.
 # shellcheck disable=SC2086,SC1091
-# Guest side of `make bench` (scripts/bench.sh): set up the test hosts,
-# load kdapl, kiwarp and kdapl_bench, make the passive ends from
-# namespace b and run every measurement through
+# Guest side of `make bench` (scripts/bench.sh), topology (a), one guest:
+# set up the test hosts, load kdapl, kiwarp and kdapl_bench, make the
+# passive ends (responders, setup-test PSPs) from namespace b and run
+# every measurement through
 # /sys/kernel/debug/kdapl_bench/ctl. Raw figures ("<figure> <value>",
 # one line per measured run) go to $KDAPL_RUN/out/bench.raw; the host
 # turns them into the table, bench.json and the plot.
@@ -31,12 +32,18 @@ CTL=/sys/kernel/debug/kdapl_bench/ctl
 : >"$RAW"
 
 # The stacks: ours (kw1 -> kw2), siw (siwA -> siwB), kernel TCP on the
-# path kiwarp uses (veth4 -> veth5).
-OURS="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7001"
-SIW="ia_a=siwA ia_b=siwB addr=$HOST_B_ADDR port=7002"
+# path kiwarp uses (veth4 -> veth5), RoCE (rxeA, both ends on the one
+# device: see setup_rxe_host). Data tests go to a responder (OURS, SIW,
+# RXE, TCP); the DAT setup tests drive both ends (OURS_SETUP, SIW_SETUP).
+OURS="ia_a=kw1 addr=$KW2_ADDR port=7011"
+SIW="ia_a=siwA addr=$HOST_B_ADDR port=7012"
+RXE="ia_a=rxeA addr=$RXE_ADDR port=7013"
 TCP="addr=$KW2_ADDR port=7003"
+OURS_SETUP="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7001"
+SIW_SETUP="ia_a=siwA ia_b=siwB addr=$HOST_B_ADDR port=7002"
 SCONN_PORT=7004
 VERBS_PORT=7005
+RXE_VERBS_PORT=7015
 
 # bench <command...>: run one command, append its figures to $RAW.
 # ONLY (bench.conf), an extended regex, skips commands that do not match.
@@ -93,9 +100,14 @@ in_b() {
 }
 
 serve_all() {
+	in_b "respond ia=kw2 port=7011"
+	in_b "respond ia=siwB port=7012"
+	echo "respond ia=rxeA port=7013" >"$CTL" ||
+		echo "kdapl-bench: failed: respond ia=rxeA"
+	in_b "respond tcp port=7003"
 	in_b "serve ia=kw2 port=7001"
 	in_b "serve ia=siwB port=7002"
-	in_b "serve tcp port=7003"
+	in_b "serve tcp port=7006"	# its namespace, for sconn
 }
 
 load_stack() {
@@ -104,6 +116,7 @@ load_stack() {
 }
 
 unload_stack() {
+	echo unrespond >"$CTL" && cat "$CTL" | sed 's/^/# /' >>"$RAW"
 	echo unserve >"$CTL"
 	rmmod kdapl_bench
 	rmmod kdapl
@@ -113,6 +126,7 @@ guest_marker "cpus=$(nproc) kernel=$(uname -r)"
 echo "# cpus $(nproc)" >>"$RAW"
 setup_test_hosts || echo "kdapl-bench: test hosts failed"
 setup_kiwarp_hosts || echo "kdapl-bench: kiwarp hosts failed"
+setup_rxe_host || echo "kdapl-bench: rxe host failed"
 # shellcheck disable=SC2086 # KIWARP_ARGS: words from bench.conf
 insmod "$MODDIR/kiwarp.ko" ${KIWARP_ARGS:-}
 echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs)" >>"$RAW"
@@ -140,12 +154,16 @@ for s in $LAT_SIZES; do
 	bench tcp test=lat $TCP $lat tag=tcp.lat.$s
 	bench verbs test=lat ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR \
 		port=$VERBS_PORT $lat tag=ours.verbs.lat.$s
+	# RoCE: the DAT layer's cost over a second transport
+	bench dat test=lat $RXE $lat tag=rxe.lat.$s
+	bench verbs test=lat ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR \
+		port=$RXE_VERBS_PORT $lat tag=rxe.verbs.lat.$s
 done
 setup="reps=$REPS rounds=$SETUPS"
-bench dat test=conn $OURS $setup tag=ours.conn
+bench dat test=conn $OURS_SETUP $setup tag=ours.conn
 bench dat test=sconn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$SCONN_PORT \
 	$setup tag=ours.sconn
-bench dat test=conn $SIW $setup tag=siw.conn
+bench dat test=conn $SIW_SETUP $setup tag=siw.conn
 bench tcp test=conn $TCP $setup tag=tcp.conn
 
 # Completion scaling: per-CPU spreading on (all CPUs), then off (CPU 0).

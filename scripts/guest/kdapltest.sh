@@ -186,19 +186,38 @@ kdt_servers_quit() {
 	grep -q "server exiting (quit)" "${KDT_LOG}server-kw.log"
 }
 
+# The siw startup race of dapltest's -T P (Documentation/kdapltest.rst,
+# "the server sending first"): our client's connect to OFA's server comes
+# back NON_PEER_REJECTED (siw's initiator dropped the connection on the
+# server's early first FPDU) and OFA's server logs that test as failed
+# ("Received Sync_Msg-reaping DTO problem ... Length mismatch (xfer 0x0
+# wanted 0xc)", "Server: Test Failed"). With KDT_RACE_RETRY=1 a run that
+# failed exactly so is run once more, and the race is counted in
+# KDT_SIW_RACES: OFA's server verdict forgives as many such failures.
+KDT_SIW_RACES=${KDT_LOG}siw-races
+KDT_RACE_CLIENT="performance endpoint: connection failed (event 0x4003)"
+
 # kdt_perf_run REPORT NAME COMMAND...: one -T P run (ours prints
 # "Operation Throughput   : N ops/sec", OFA's "Operation Throughput :
 # N ops/sec"); its ops/s, or why it failed, goes to the file REPORT.
 kdt_perf_run() {
-	local report=$1 name=$2 rc=0 ops
+	local report=$1 name=$2 rc=0 ops note=
 	shift 2
 	timeout 300 "$@" >"${KDT_LOG}perf-$name.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && [ "${KDT_RACE_RETRY:-0}" = 1 ] &&
+		grep -q "$KDT_RACE_CLIENT" "${KDT_LOG}perf-$name.log"; then
+		echo "$name" >>"$KDT_SIW_RACES"
+		mv "${KDT_LOG}perf-$name.log" "${KDT_LOG}perf-$name-race.log"
+		note=" (run again after siw's startup race)"
+		rc=0
+		timeout 300 "$@" >"${KDT_LOG}perf-$name.log" 2>&1 || rc=$?
+	fi
 	ops=$(grep -m1 "Operation Throughput" "${KDT_LOG}perf-$name.log" |
 		sed 's/.*: *//')
 	# OFA's dapltest exits 0 after a failed test: its "Error" counts
 	if [ "$rc" -eq 0 ] && [ -n "$ops" ] &&
 		! grep -q "Error" "${KDT_LOG}perf-$name.log"; then
-		echo "$name: $ops" >>"$report"
+		echo "$name: $ops$note" >>"$report"
 		return 0
 	fi
 	echo "$name: FAILED (exit $rc): $(tail -n 3 "${KDT_LOG}perf-$name.log" |
@@ -304,11 +323,20 @@ kdt_no_new_terminate() {
 # error of dapltest's or uDAPL's (a failed completion, an async QP
 # error), and siw saw no TERMINATE.
 kdt_ofa_server_verdict() {
-	local n
+	local n races=0 seen failed
 	n=$(grep -c "Transaction Test Finished" "${KDT_LOG}ofa-server.log")
-	[ "$n" -eq 2 ] &&
-	! grep -q "Error\|Failed\|ERR\|async_event" "${KDT_LOG}ofa-server.log" ||
-		{ echo "finished tests: $n"; cat "${KDT_LOG}ofa-server.log"; return 1; }
+	[ -f "$KDT_SIW_RACES" ] && races=$(grep -c . "$KDT_SIW_RACES")
+	seen=$(grep -c "Received Sync_Msg-reaping DTO problem" \
+		"${KDT_LOG}ofa-server.log")
+	failed=$(grep -c "^Server: Test Failed" "${KDT_LOG}ofa-server.log")
+	[ "$n" -eq 2 ] && [ "$seen" -le "$races" ] && [ "$failed" -le "$races" ] &&
+	! grep -v -e "Test Error: Received Sync_Msg-reaping DTO problem" \
+		-e "Length mismatch (xfer 0x0 wanted 0xc)" \
+		-e "^Server: Test Failed" "${KDT_LOG}ofa-server.log" |
+		grep -q "Error\|Failed\|ERR\|async_event" ||
+		{ echo "finished tests: $n, siw races $races"
+		  cat "${KDT_LOG}ofa-server.log"; return 1; }
+	[ "$races" -eq 0 ] || echo "forgiven: $races siw startup race(s)"
 	kdt_no_new_terminate
 }
 
@@ -338,6 +366,7 @@ kdapltest_interop_suite() {
 	kdt_datconf
 	KDT_TERMINATES=$(kdt_count_terminates)
 	: >"${KDT_LOG}perf-ofa.txt"
+	rm -f "$KDT_SIW_RACES"
 	: >"${KDT_LOG}perf-kernel.txt"
 	ktap_suite kdapltest_interop 17
 	ktap_check kdapltest_module_loads kdt_module_loads
@@ -355,10 +384,12 @@ kdapltest_interop_suite() {
 	# -T P, our client against OFA's server: RW and RR
 	# shellcheck disable=SC2086
 	{
-	kdt_perf_run "${KDT_LOG}perf-ofa.txt" kdapltest_client_RW "$KDT_BIN" \
-		-T P -s "$HOST_B_ADDR" -D siwA $KDT_PERF RW 4096 || prc=1
-	kdt_perf_run "${KDT_LOG}perf-ofa.txt" kdapltest_client_RR "$KDT_BIN" \
-		-T P -s "$HOST_B_ADDR" -D siwA $KDT_PERF RR 4096 || prc=1
+	KDT_RACE_RETRY=1 kdt_perf_run "${KDT_LOG}perf-ofa.txt" \
+		kdapltest_client_RW "$KDT_BIN" -T P -s "$HOST_B_ADDR" -D siwA \
+		$KDT_PERF RW 4096 || prc=1
+	KDT_RACE_RETRY=1 kdt_perf_run "${KDT_LOG}perf-ofa.txt" \
+		kdapltest_client_RR "$KDT_BIN" -T P -s "$HOST_B_ADDR" -D siwA \
+		$KDT_PERF RR 4096 || prc=1
 	}
 	ktap_check kdapltest_json_second_run kdt_json_second_run
 	ktap_check kdapltest_bad_cmdline kdt_bad_cmdline

@@ -127,15 +127,15 @@ setup_test_hosts() {
 	rdma link add siw6 type siw netdev veth6
 }
 
-# RoCE: the soft-RoCE device rxeA on veth8 (198.18.0.1, root namespace);
+# RoCE: the soft-RoCE device rxeA on veth8 (198.19.0.1, root namespace);
 # veth9, its peer, is up in namespace b so that the link has carrier.
 # rxe in 6.1 opens its UDP socket (4791) in the initial namespace only
 # and hands a packet to the rxe device of the netdev it arrived on, so
 # RoCE consumers in the guest run both sides on rxeA, which loops
 # packets to its own MAC back in place (as siwA does over lo). The
 # modules rxe needs come from the kernel tree (udp_tunnel, crc32).
-RXE_ADDR=198.18.0.1
-RXE_PEER_ADDR=198.18.0.2
+RXE_ADDR=198.19.0.1
+RXE_PEER_ADDR=198.19.0.2
 
 setup_rxe_host() {
 	local m
@@ -408,9 +408,11 @@ kiwarp_wire_user_suite() {
 }
 
 # Suite kdapl_bench_smoke: kdapl_bench.ko (make bench) loads, makes its
-# passive ends from namespace b and runs one tiny measurement of each
-# kind on the debug kernel; numbers are not judged, only that each
-# command succeeds and reports its figures. Needs kdapl, kiwarp, kw1/kw2.
+# passive ends from namespace b (the DAT and TCP responders, the setup
+# test's PSP) and runs one tiny measurement of each kind on the debug
+# kernel; numbers are not judged, only that each command succeeds and
+# reports its figures, and that the responders served each connection.
+# Needs kdapl, kiwarp, kw1/kw2.
 BENCH_CTL=/sys/kernel/debug/kdapl_bench/ctl
 bench_cmd() {
 	echo "$1" >"$BENCH_CTL" && grep -qE "^$2 [0-9]+\.[0-9]{3}$" "$BENCH_CTL"
@@ -420,14 +422,22 @@ bench_in_b() {
 }
 bench_smoke_load() {
 	insmod "$MODDIR/kdapl_bench.ko" &&
-	bench_in_b "serve ia=kw2 port=7801" &&
-	bench_in_b "serve tcp port=7802"
+	bench_in_b "respond ia=kw2 port=7803" &&
+	bench_in_b "respond tcp port=7802" &&
+	bench_in_b "serve ia=kw2 port=7801"
 }
+# The DAT responder served the ping-pong and the write (one connection
+# each), the TCP one the ping-pong (1 warm-up + 1 measured run).
 bench_smoke_unload() {
-	echo unserve >"$BENCH_CTL" && rmmod kdapl_bench
+	echo unrespond >"$BENCH_CTL" &&
+	grep -qx "kw2.served 2.000" "$BENCH_CTL" &&
+	grep -qx "tcp.served 2.000" "$BENCH_CTL" &&
+	echo unserve >"$BENCH_CTL" && rmmod kdapl_bench ||
+		{ cat "$BENCH_CTL"; return 1; }
 }
 kdapl_bench_smoke_suite() {
-	local ours="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
+	local ours="ia_a=kw1 addr=$KW2_ADDR port=7803"
+	local setup="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
 	ktap_suite kdapl_bench_smoke 6
 	ktap_check load_and_serve bench_smoke_load
 	ktap_check dat_pingpong bench_cmd \
@@ -437,7 +447,7 @@ kdapl_bench_smoke_suite() {
 		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
 		's\.write'
 	ktap_check dat_setup_rate bench_cmd \
-		"dat test=conn $ours rounds=2 reps=1 tag=s.conn" 's\.conn'
+		"dat test=conn $setup rounds=2 reps=1 tag=s.conn" 's\.conn'
 	ktap_check tcp_pingpong bench_cmd \
 		"tcp test=lat addr=$KW2_ADDR port=7802 size=64 rounds=20 reps=1 tag=s.tcp" \
 		's\.tcp\.median'

@@ -11,7 +11,7 @@
 # nvmet-rdma and nvme-rdma open their cm_ids in the initial network
 # namespace only, so target and host are both in the root namespace and
 # each connection loops back on one device: kw1 (203.0.113.1) to itself
-# through TCP over lo, siwA (192.0.2.1), rxeA (198.18.0.1). The two-guest
+# through TCP over lo, siwA (192.0.2.1), rxeA (198.19.0.1). The two-guest
 # topology (scripts/guest/pair.sh) is where the wire is real.
 
 NVME_CFG=/sys/kernel/config/nvmet

@@ -212,7 +212,10 @@ bool Ratio::met() const
 	return cmp == Cmp::at_least ? value >= *target : value <= *target;
 }
 
-std::vector<Ratio> ratios(const std::map<std::string, Stat> &st)
+namespace {
+
+// The ratios of one topology's figures (keys without a topology prefix).
+std::vector<Ratio> ratios_one(const std::map<std::string, Stat> &st)
 {
 	std::vector<Ratio> rs;
 
@@ -265,8 +268,37 @@ std::vector<Ratio> ratios(const std::map<std::string, Stat> &st)
 	return rs;
 }
 
+constexpr std::string_view pair_prefix = "pair.";
+
+}  // namespace
+
+// Topology (a), one guest, has plain figure names; topology (b), two
+// guests, the same names behind "pair.". Each gets the same ratios; (b)'s
+// are named "pair: <ratio>" and refer to its own figures.
+std::vector<Ratio> ratios(const std::map<std::string, Stat> &st)
+{
+	std::map<std::string, Stat> one, pair;
+
+	for (const auto &[k, v] : st) {
+		if (k.starts_with(pair_prefix))
+			pair[k.substr(pair_prefix.size())] = v;
+		else
+			one[k] = v;
+	}
+	auto rs = ratios_one(one);
+	for (auto r : ratios_one(pair)) {
+		r.name = "pair: " + r.name;
+		r.num = std::string(pair_prefix) + r.num;
+		r.den = std::string(pair_prefix) + r.den;
+		rs.push_back(std::move(r));
+	}
+	return rs;
+}
+
 std::string unit_of(std::string_view figure)
 {
+	if (figure.starts_with(pair_prefix))
+		figure.remove_prefix(pair_prefix.size());
 	auto p = split(figure, '.');
 
 	if (figure.ends_with("_us"))
@@ -325,10 +357,11 @@ std::string json(const std::map<std::string, Stat> &stats,
 	return o.str();
 }
 
-std::string table(const std::map<std::string, Stat> &st,
-		  const std::vector<Ratio> &rs)
+namespace {
+
+// The throughput and ping-pong sections of one topology's figures.
+void tput_lat(std::ostringstream &o, const std::map<std::string, Stat> &st)
 {
-	std::ostringstream o;
 	const std::size_t w = 26;
 
 	o << "Throughput, MB/s: median [min-max]\n";
@@ -359,6 +392,26 @@ std::string table(const std::map<std::string, Stat> &st,
 			  << pad(cell(find(st, "siw" + k)), w)
 			  << cell(find(st, "tcp" + k)) << "\n";
 		}
+	}
+}
+
+}  // namespace
+
+std::string table(const std::map<std::string, Stat> &st,
+		  const std::vector<Ratio> &rs)
+{
+	std::map<std::string, Stat> pair;
+	std::ostringstream o;
+	const std::size_t w = 26;
+
+	for (const auto &[k, v] : st)
+		if (k.starts_with(pair_prefix))
+			pair[k.substr(pair_prefix.size())] = v;
+	o << "One guest, veth (topology a)\n\n";
+	tput_lat(o, st);
+	if (!pair.empty()) {
+		o << "\nTwo guests, one vCPU each, virtio wire (topology b)\n\n";
+		tput_lat(o, pair);
 	}
 	o << "\nConnection setup, per s\n";
 	for (auto [k, label] : {std::pair{"ours.conn", "ours ep_connect"},

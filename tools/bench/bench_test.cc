@@ -171,3 +171,38 @@ TEST(Output, OtherFiguresDoNotLookLikeSizes)
 	EXPECT_NE(t.find("write 4 KiB"), std::string::npos);
 	EXPECT_NE(plot_script(st, "x").find("4096 40.000"), std::string::npos);
 }
+
+TEST(Topologies, PairFiguresGetTheirOwnRatiosAndSection)
+{
+	auto st = fig({{"ours.write.65536", 100}, {"tcp.stream.65536", 200},
+		       {"pair.ours.write.65536", 150},
+		       {"pair.tcp.stream.65536", 100},
+		       {"pair.ours.lat.64.median", 30},
+		       {"pair.tcp.lat.64.median", 20}});
+	auto rs = ratios(st);
+	const Ratio *one = nullptr, *two = nullptr, *lat = nullptr;
+	for (const auto &r : rs) {
+		if (r.name == "ours/tcp write 65536")
+			one = &r;
+		if (r.name == "pair: ours/tcp write 65536")
+			two = &r;
+		if (r.name == "pair: ours/tcp lat 64 median")
+			lat = &r;
+	}
+	ASSERT_NE(one, nullptr);
+	ASSERT_NE(two, nullptr);
+	ASSERT_NE(lat, nullptr);
+	EXPECT_DOUBLE_EQ(one->value, 0.5);
+	EXPECT_DOUBLE_EQ(two->value, 1.5);
+	EXPECT_EQ(two->num, "pair.ours.write.65536");
+	EXPECT_EQ(two->den, "pair.tcp.stream.65536");
+	EXPECT_DOUBLE_EQ(lat->value, 1.5);
+	EXPECT_EQ(unit_of("pair.ours.lat.64.median"), "us");
+	EXPECT_EQ(unit_of("pair.tcp.stream.65536"), "MB/s");
+	std::string t = table(st, rs);
+	auto b = t.find("(topology b)");
+	ASSERT_NE(b, std::string::npos);
+	EXPECT_NE(t.find("write 64 KiB", b), std::string::npos);
+	// the one-guest section does not pick the pair's figures up
+	EXPECT_EQ(t.substr(0, b).find("150"), std::string::npos);
+}

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Word splitting of $OURS, $TCP, $common... into key=value words is
+# intended throughout.
+# shellcheck disable=SC2086,SC1091
+# Guest side of `make bench`, topology (b): two guests, one vCPU each,
+# joined by a virtual wire (scripts/run-guest-pair.sh). b is the passive
+# end: kiwarp device kwB on eth0, kdapl_bench's DAT responder on it and
+# its TCP responder. a measures, as topology (a) does, DAT over kiwarp
+# (kwA) and kernel TCP on the same wire, one after the other for each
+# size; every figure goes to a's $OUT/bench.raw named "pair.<figure>"
+# (tools/bench reads the two topologies from one file).
+#
+# $KDAPL_RUN/bench.conf may set REPS, MS, ROUNDS, SIZES, SEND_SIZES,
+# LAT_SIZES, DEPTH (scripts/bench.sh writes it for --quick).
+set -u
+. "$KDAPL_SRC/scripts/guest/lib.sh"
+. "$KDAPL_SRC/scripts/guest/pair-lib.sh"
+
+REPS=5
+MS=1000
+ROUNDS=10000
+SIZES="4096 65536 1048576"
+SEND_SIZES="4096 65536 1048576"
+LAT_SIZES="64 4096"
+DEPTH=16
+[ -r "$KDAPL_RUN/bench.conf" ] && . "$KDAPL_RUN/bench.conf"
+
+CTL=/sys/kernel/debug/kdapl_bench/ctl
+RAW=$OUT/bench.raw
+
+pb_modules() {
+	insmod "$MODDIR/kdapl.ko" &&
+	insmod "$MODDIR/kiwarp.ko" &&
+	insmod "$MODDIR/kdapl_bench.ko"
+}
+
+# bench <command...>: one command, its figures to $RAW
+bench() {
+	local t0=$SECONDS
+	if echo "$*" >"$CTL"; then
+		cat "$CTL" >>"$RAW"
+	else
+		echo "# failed: $*" >>"$RAW"
+		cat "$CTL" >>"$RAW"
+		echo "kdapl-bench: failed: $*"
+	fi
+	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
+}
+
+pb_side_a() {
+	local OURS="ia_a=kwA addr=$PAIR_B_ADDR port=7011"
+	local TCP="addr=$PAIR_B_ADDR port=7003"
+	local common="reps=$REPS ms=$MS depth=$DEPTH" s lat
+
+	: >"$RAW"
+	echo "# pair cpus $(nproc) kernel $(uname -r)" >>"$RAW"
+	pair_wire_up "$PAIR_A_ADDR" && pb_modules &&
+	rdma link add kwA type kiwarp netdev eth0 ||
+		{ echo "# failed: side a setup" >>"$RAW"; return 1; }
+	pair_wait b-ready 300 && pair_ping "$PAIR_B_ADDR" ||
+		{ echo "# failed: no side b" >>"$RAW"; return 1; }
+	for s in $SIZES; do
+		bench dat test=write $OURS $common size=$s tag=pair.ours.write.$s
+		bench tcp test=stream $TCP $common size=$s tag=pair.tcp.stream.$s
+		bench dat test=read $OURS $common size=$s tag=pair.ours.read.$s
+	done
+	for s in $SEND_SIZES; do
+		bench dat test=send $OURS $common size=$s tag=pair.ours.send.$s
+	done
+	for s in $LAT_SIZES; do
+		lat="reps=$REPS rounds=$ROUNDS size=$s"
+		bench dat test=lat $OURS $lat tag=pair.ours.lat.$s
+		bench tcp test=lat $TCP $lat tag=pair.tcp.lat.$s
+	done
+	pair_post a-done
+}
+
+pb_side_b() {
+	pair_wire_up "$PAIR_B_ADDR" && pb_modules &&
+	rdma link add kwB type kiwarp netdev eth0 &&
+	echo "respond ia=kwB port=7011" >"$CTL" &&
+	echo "respond tcp port=7003" >"$CTL" || { pair_post abort; return 1; }
+	pair_post b-ready
+	pair_wait a-done 3000
+	echo unrespond >"$CTL" && cat "$CTL"
+}
+
+guest_marker "cpus=$(nproc)"
+echo "kdapl-bench: pair side $ROLE, $(nproc) CPUs, kernel $(uname -r)"
+case "$ROLE" in
+a) pb_side_a || pair_post abort ;;
+b) pb_side_b ;;
+*) echo "kdapl-bench: no role" ;;
+esac
+rmmod kdapl_bench
+rdma link delete kwA 2>/dev/null
+rdma link delete kwB 2>/dev/null
+rmmod kdapl
+rmmod kiwarp
+guest_marker "done"
