@@ -83,6 +83,7 @@ int bench_tcp_serve(u16 port);
 void bench_tcp_unserve(void);
 int bench_tcp_run(const struct bench_cmd *c);
 struct net *bench_peer_net(void);
+int bench_tcp_listen(u16 port, struct socket **out);
 int bench_tcp_send_all(struct socket *s, void *buf, size_t len);
 int bench_tcp_recv_all(struct socket *s, void *buf, size_t len);
 void bench_tcp_tune(struct socket *s);

@@ -17,9 +17,10 @@
  * their passive end's IA and PSP are made by "serve" (from a task in the
  * passive device's namespace, for siw) and stay until "unserve".
  *
- * Lifetimes: struct bench_srv lives from "serve" to "unserve" (both under
- * bench_mutex). struct bench_dconn lives for one command; its EVDs are
- * freed (which waits for running upcalls) before it is.
+ * Lifetimes: the "serve" ends (struct bench_listen) live from "serve" to
+ * "unserve" (both under bench_mutex). struct bench_dconn lives for one
+ * command; its EVDs are freed (which waits for running upcalls) before
+ * it is.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -42,29 +43,8 @@
 
 #define BENCH_MAX_SERVERS	4
 
-/**
- * struct bench_srv - a passive DAT end made by "serve"
- * @name: the IA (device) name; "" when the slot is free
- * @port: its PSP's connection qualifier
- * @ia: its IA
- * @async: the IA's asynchronous EVD
- * @pz: its PZ, for the passive ends' LMRs and EPs
- * @cr: the PSP's CR EVD, polled by the measuring commands
- * @psp: the PSP
- *
- * Only touched under bench_mutex.
- */
-struct bench_srv {
-	char name[32];
-	u16 port;
-	DAT_IA_HANDLE ia;
-	DAT_EVD_HANDLE async;
-	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE cr;
-	DAT_PSP_HANDLE psp;
-};
-
-static struct bench_srv bench_srvs[BENCH_MAX_SERVERS];
+/* The passive ends of the setup tests, made by "serve"; bench_mutex. */
+static struct bench_listen bench_srvs[BENCH_MAX_SERVERS];
 
 struct bench_drun;
 
@@ -99,6 +79,7 @@ struct bench_end {
  * @bytes: bytes completed in the current measured run
  * @ops: operations completed in the current measured run
  * @credits: SENDs the passive end has receives for
+ * @setup_msgs: the responder's hello and ready messages received
  * @round: ping-pong rounds done
  * @t0: start of the current round
  * @sent: SENDs posted in this run (a run ends on a multiple of
@@ -117,6 +98,7 @@ struct bench_dconn {
 	u64 bytes;
 	u64 ops;
 	u32 credits;
+	u32 setup_msgs;
 	u32 round;
 	ktime_t t0;
 	u32 sent;
@@ -153,7 +135,7 @@ struct bench_drun {
 	atomic64_t cpu_ev[BENCH_MAX_CPUS];
 };
 
-static struct bench_srv *srv_find(const char *name)
+static struct bench_listen *srv_find(const char *name)
 {
 	int i;
 
@@ -163,13 +145,64 @@ static struct bench_srv *srv_find(const char *name)
 	return NULL;
 }
 
-static void srv_free(struct bench_srv *s)
+/**
+ * bench_listen_open() - IA @ia, its PZ, a PSP on @port
+ * @l: where to keep them; freed with bench_listen_close()
+ * @ia: device name
+ * @port: connection qualifier
+ * @up: an upcall for the PSP's CR EVD, or NULL (the command polls it)
+ *
+ * Call from a task in @ia's network namespace (siw listens there).
+ * Return: 0, or -EIO with everything made freed.
+ */
+int bench_listen_open(struct bench_listen *l, const char *ia, u16 port,
+		      DAT_UPCALL_OBJECT *up)
 {
-	if (s->psp)
-		dat_psp_free(s->psp);
-	if (s->ia)
-		dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG);
-	memset(s, 0, sizeof(*s));
+	memset(l, 0, sizeof(*l));
+	strscpy(l->name, ia, sizeof(l->name));
+	l->port = port;
+	l->async = DAT_HANDLE_NULL;
+	if (dat_ia_open(l->name, 16, &l->async, &l->ia) != DAT_SUCCESS) {
+		l->ia = DAT_HANDLE_NULL;
+		goto fail;
+	}
+	if (dat_pz_create(l->ia, &l->pz) != DAT_SUCCESS) {
+		l->pz = DAT_HANDLE_NULL;
+		goto fail;
+	}
+	if (dat_evd_kcreate(l->ia, BENCH_EVD_QLEN,
+			    up ? DAT_UPCALL_SINGLE_INSTANCE : DAT_UPCALL_DISABLE,
+			    up, DAT_EVD_CR_FLAG, &l->cr) != DAT_SUCCESS) {
+		l->cr = DAT_HANDLE_NULL;
+		goto fail;
+	}
+	if (dat_psp_create(l->ia, port, l->cr, DAT_PSP_CONSUMER_FLAG,
+			   &l->psp) != DAT_SUCCESS) {
+		l->psp = DAT_HANDLE_NULL;
+		goto fail;
+	}
+	return 0;
+fail:
+	pr_warn("IA %s with a PSP on %u failed\n", ia, port);
+	bench_listen_close(l);
+	return -EIO;
+}
+
+/**
+ * bench_listen_close() - free what bench_listen_open() made
+ * @l: it; an upcall of its CR EVD must be torn down already
+ */
+void bench_listen_close(struct bench_listen *l)
+{
+	if (l->psp)
+		dat_psp_free(l->psp);
+	if (l->cr)
+		dat_evd_free(l->cr);
+	if (l->pz)
+		dat_pz_free(l->pz);
+	if (l->ia)
+		dat_ia_close(l->ia, DAT_CLOSE_ABRUPT_FLAG);
+	memset(l, 0, sizeof(*l));
 }
 
 /**
@@ -183,7 +216,7 @@ static void srv_free(struct bench_srv *s)
  */
 int bench_dat_serve(const char *ia, u16 port)
 {
-	struct bench_srv *s;
+	struct bench_listen *s;
 
 	if (!*ia)
 		return -EINVAL;
@@ -192,20 +225,7 @@ int bench_dat_serve(const char *ia, u16 port)
 	s = srv_find("");
 	if (!s)
 		return -ENOSPC;
-	strscpy(s->name, ia, sizeof(s->name));
-	s->port = port;
-	s->async = DAT_HANDLE_NULL;
-	if (dat_ia_open(s->name, 16, &s->async, &s->ia) != DAT_SUCCESS ||
-	    dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS ||
-	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE, NULL,
-			    DAT_EVD_CR_FLAG, &s->cr) != DAT_SUCCESS ||
-	    dat_psp_create(s->ia, port, s->cr, DAT_PSP_CONSUMER_FLAG,
-			   &s->psp) != DAT_SUCCESS) {
-		srv_free(s);
-		pr_warn("serve %s port %u failed\n", ia, port);
-		return -EIO;
-	}
-	return 0;
+	return bench_listen_open(s, ia, port, NULL);
 }
 
 /**
@@ -219,7 +239,7 @@ void bench_dat_unserve(void)
 
 	for (i = 0; i < BENCH_MAX_SERVERS; i++)
 		if (bench_srvs[i].name[0])
-			srv_free(&bench_srvs[i]);
+			bench_listen_close(&bench_srvs[i]);
 }
 
 DAT_LMR_TRIPLET bench_trip(struct bench_mem *m, size_t off, size_t len)
@@ -376,7 +396,8 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	spin_lock(&c->lock);
 	switch (r->test) {
 	case BT_SETUP:
-		if (d->operation == DAT_DTO_RECEIVE)
+		/* the responder's hello, then its "ready" */
+		if (d->operation == DAT_DTO_RECEIVE && ++c->setup_msgs == 2)
 			complete(&r->done);
 		break;
 	case BT_LAT:
@@ -461,9 +482,13 @@ int bench_mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 
 void bench_mem_close(struct bench_mem *m)
 {
-	if (m->lmr)
-		dat_lmr_free(m->lmr);
-	vfree(m->buf);
+	/* Still registered (in use, a registration pending): the device
+	 * may write into it, so it is leaked, not freed.
+	 */
+	if (m->lmr && dat_lmr_free(m->lmr) != DAT_SUCCESS)
+		pr_warn("LMR not freed: %zu bytes leaked\n", m->len);
+	else
+		vfree(m->buf);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -558,7 +583,7 @@ struct bench_side {
 	DAT_EVD_HANDLE async;
 	DAT_PZ_HANDLE pz;
 	DAT_EVD_HANDLE conn_a, conn_b;
-	struct bench_srv *srv;
+	struct bench_listen *srv;
 	struct sockaddr_in sin;
 	u16 port;
 };
@@ -696,12 +721,14 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 	 * Receives posted before the connection must stay within one page of
 	 * the (vmalloc'd) LMR: one that crosses pages needs the LMR's
 	 * registration, posted with the first send-side operation (lmr.c).
-	 * The hello lands in the control page; the responder sends it once
-	 * its receives may take data.
+	 * The responder's two messages land in the control page: its hello
+	 * (which posts its LMR's registration ahead of it), then, once its
+	 * receives are posted behind the hello, "ready": data may flow.
 	 */
 	t = trip(&c->a.ctl, 0, BENCH_HELLO_LEN);
-	err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
-						     no_cookie, 0));
+	for (i = 0; !err && i < 2; i++)
+		err = dat_chk("hello recv", dat_ep_post_recv(c->a.ep, 1, &t,
+							     no_cookie, 0));
 	if (err)
 		return err;
 	reinit_completion(&r->done);

@@ -69,6 +69,30 @@ struct bench_mem {
 	DAT_VADDR va;
 };
 
+/**
+ * struct bench_listen - a passive DAT end: an IA, a PZ, a PSP
+ * @name: the IA (device) name; "" when unused
+ * @port: the PSP's connection qualifier
+ * @ia: the IA
+ * @async: the IA's asynchronous EVD
+ * @pz: the PZ of the passive ends' LMRs and EPs
+ * @cr: the PSP's CR EVD
+ * @psp: the PSP
+ */
+struct bench_listen {
+	char name[32];
+	u16 port;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE cr;
+	DAT_PSP_HANDLE psp;
+};
+
+int bench_listen_open(struct bench_listen *l, const char *ia, u16 port,
+		      DAT_UPCALL_OBJECT *up);
+void bench_listen_close(struct bench_listen *l);
+
 int bench_mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 		   size_t len);
 void bench_mem_close(struct bench_mem *m);

@@ -42,13 +42,8 @@
 
 /**
  * struct bench_resp - one responder ("respond")
- * @name: its IA's device; "" when the slot is free
- * @port: its PSP's connection qualifier
- * @ia: its IA
- * @async: the IA's async EVD
- * @pz: the PZ of every end
- * @cr: the PSP's CR EVD; its upcall queues requests for @work
- * @psp: the PSP
+ * @l: its IA, PZ and PSP; the PSP's CR EVD's upcall queues requests for
+ *	@work; l.name "" when the slot is free
  * @work: makes ends for @pending requests, frees ends on @gone
  * @lock: protects @pending, @npending, @conns, @gone, @stopping
  * @pending: connection requests not yet taken by @work
@@ -59,13 +54,7 @@
  * @served: connections accepted (reported by "unrespond")
  */
 struct bench_resp {
-	char name[32];
-	u16 port;
-	DAT_IA_HANDLE ia;
-	DAT_EVD_HANDLE async;
-	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE cr;
-	DAT_PSP_HANDLE psp;
+	struct bench_listen l;
 	struct work_struct work;
 	spinlock_t lock;	/* see above */
 	DAT_CR_HANDLE pending[BENCH_RESP_PENDING];
@@ -141,13 +130,18 @@ static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	}
 	if (d->operation != DAT_DTO_RECEIVE)
 		return;
+	/*
+	 * The receive goes back first: the peer's next message may come as
+	 * soon as it has the echo. The echo's source is the receive's buffer,
+	 * which nothing overwrites before the peer got the echo.
+	 */
+	rconn_post_recv(rc);
 	if (rc->test == BT_LAT) {
 		t = bench_trip(&rc->data, 0, d->transfered_length);
 		if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS)
 			pr_warn_ratelimited("responder: echo not posted\n");
 	}
-	rconn_post_recv(rc);
 	if (rc->test == BT_SEND && ++rc->recvd % BENCH_CREDIT_EVERY == 0) {
 		t = bench_trip(&rc->ctl, BENCH_CREDIT_OFF, BENCH_CREDIT_LEN);
 		if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) !=
@@ -157,9 +151,10 @@ static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 }
 
 /*
- * ESTABLISHED: the hello, then the receives. The hello's send posts the
- * data LMR's registration ahead of it, so receives larger than a page go
- * after it (see dat.c, dconn_open). The end of the connection: to the
+ * ESTABLISHED: the hello, the receives, "ready". The hello's send posts
+ * the data LMR's registration ahead of it, so receives larger than a page
+ * go after it (see dat.c, dconn_open); "ready" tells the peer they are
+ * posted, and only then does it send. The end of the connection: to the
  * work item. Softirq.
  */
 static void rconn_conn_upcall(DAT_PVOID data, const DAT_EVENT *ev,
@@ -177,6 +172,9 @@ static void rconn_conn_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 			pr_warn_ratelimited("responder: hello not posted\n");
 		for (i = 0; i < rconn_recvs(rc); i++)
 			rconn_post_recv(rc);
+		if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) !=
+		    DAT_SUCCESS)
+			pr_warn_ratelimited("responder: ready not posted\n");
 		return;
 	}
 	spin_lock_bh(&rs->lock);
@@ -252,7 +250,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 	if (err)
 		goto reject;
 	up = (DAT_UPCALL_OBJECT){ rc, rconn_dto_upcall };
-	err = dat_chk("dto evd", dat_evd_kcreate(rs->ia, BENCH_EVD_QLEN,
+	err = dat_chk("dto evd", dat_evd_kcreate(rs->l.ia, BENCH_EVD_QLEN,
 						 DAT_UPCALL_SINGLE_INSTANCE,
 						 &up, DAT_EVD_DTO_FLAG,
 						 &rc->dto));
@@ -261,7 +259,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 		goto reject;
 	}
 	up = (DAT_UPCALL_OBJECT){ rc, rconn_conn_upcall };
-	err = dat_chk("conn evd", dat_evd_kcreate(rs->ia, 16,
+	err = dat_chk("conn evd", dat_evd_kcreate(rs->l.ia, 16,
 						  DAT_UPCALL_SINGLE_INSTANCE,
 						  &up, DAT_EVD_CONNECTION_FLAG,
 						  &rc->conn));
@@ -269,12 +267,12 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 		rc->conn = DAT_HANDLE_NULL;
 		goto reject;
 	}
-	err = bench_mem_open(&rc->data, rs->ia, rs->pz,
+	err = bench_mem_open(&rc->data, rs->l.ia, rs->l.pz,
 			     max_t(u32, rc->size, BENCH_FENCE_LEN));
-	err = err ?: bench_mem_open(&rc->ctl, rs->ia, rs->pz, PAGE_SIZE);
+	err = err ?: bench_mem_open(&rc->ctl, rs->l.ia, rs->l.pz, PAGE_SIZE);
 	if (err)
 		goto reject;
-	err = dat_chk("dat_ep_create", dat_ep_create(rs->ia, rs->pz, rc->dto,
+	err = dat_chk("dat_ep_create", dat_ep_create(rs->l.ia, rs->l.pz, rc->dto,
 						     rc->dto, rc->conn, &attr,
 						     &rc->ep));
 	if (err) {
@@ -292,7 +290,8 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 						     &rep));
 	if (err) {
 		spin_lock_bh(&rs->lock);
-		list_del(&rc->node);
+		list_del_init(&rc->node);
+		rc->ending = true;
 		spin_unlock_bh(&rs->lock);
 		rconn_free(rc);
 		return;
@@ -300,7 +299,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 	rs->served++;
 	return;
 reject:
-	pr_warn_ratelimited("responder %s: request refused (%d)\n", rs->name,
+	pr_warn_ratelimited("responder %s: request refused (%d)\n", rs->l.name,
 			    err);
 	dat_cr_reject(cr, 0, NULL);
 	if (rc)
@@ -353,7 +352,7 @@ static struct bench_resp *resp_find(const char *name)
 	int i;
 
 	for (i = 0; i < BENCH_MAX_RESP; i++)
-		if (!strcmp(bench_resps[i].name, name))
+		if (!strcmp(bench_resps[i].l.name, name))
 			return &bench_resps[i];
 	return NULL;
 }
@@ -368,8 +367,12 @@ static void resp_free(struct bench_resp *rs)
 	spin_lock_bh(&rs->lock);
 	rs->stopping = true;
 	spin_unlock_bh(&rs->lock);
-	if (rs->cr)
-		dat_evd_modify_upcall(rs->cr, DAT_UPCALL_TEARDOWN,
+	/* No new request; one that comes meanwhile is rejected (stopping). */
+	if (rs->l.psp)
+		dat_psp_free(rs->l.psp);
+	rs->l.psp = DAT_HANDLE_NULL;
+	if (rs->l.cr)
+		dat_evd_modify_upcall(rs->l.cr, DAT_UPCALL_TEARDOWN,
 				      DAT_UPCALL_SAME, DAT_UPCALL_INVOC_NEW);
 	cancel_work_sync(&rs->work);
 	/* No upcall queues work now; what it left is ours. */
@@ -381,14 +384,7 @@ static void resp_free(struct bench_resp *rs)
 		dat_cr_reject(rs->pending[i], 0, NULL);
 	list_for_each_entry_safe(rc, tmp, &all, node)
 		rconn_free(rc);
-	if (rs->psp)
-		dat_psp_free(rs->psp);
-	if (rs->cr)
-		dat_evd_free(rs->cr);
-	if (rs->pz)
-		dat_pz_free(rs->pz);
-	if (rs->ia)
-		dat_ia_close(rs->ia, DAT_CLOSE_ABRUPT_FLAG);
+	bench_listen_close(&rs->l);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -405,6 +401,7 @@ int bench_resp_start(const char *ia, u16 port)
 {
 	struct bench_resp *rs;
 	DAT_UPCALL_OBJECT up;
+	int err;
 
 	if (!*ia)
 		return -EINVAL;
@@ -413,37 +410,18 @@ int bench_resp_start(const char *ia, u16 port)
 	rs = resp_find("");
 	if (!rs)
 		return -ENOSPC;
-	strscpy(rs->name, ia, sizeof(rs->name));
-	rs->port = port;
 	spin_lock_init(&rs->lock);
 	INIT_LIST_HEAD(&rs->conns);
 	INIT_LIST_HEAD(&rs->gone);
 	INIT_WORK(&rs->work, resp_work);
+	rs->stopping = false;
+	rs->npending = 0;
+	rs->served = 0;
 	up = (DAT_UPCALL_OBJECT){ rs, resp_cr_upcall };
-	rs->async = DAT_HANDLE_NULL;
-	if (dat_ia_open(rs->name, 16, &rs->async, &rs->ia) != DAT_SUCCESS) {
-		rs->ia = DAT_HANDLE_NULL;
-		goto fail;
-	}
-	if (dat_pz_create(rs->ia, &rs->pz) != DAT_SUCCESS) {
-		rs->pz = DAT_HANDLE_NULL;
-		goto fail;
-	}
-	if (dat_evd_kcreate(rs->ia, BENCH_EVD_QLEN, DAT_UPCALL_SINGLE_INSTANCE,
-			    &up, DAT_EVD_CR_FLAG, &rs->cr) != DAT_SUCCESS) {
-		rs->cr = DAT_HANDLE_NULL;
-		goto fail;
-	}
-	if (dat_psp_create(rs->ia, port, rs->cr, DAT_PSP_CONSUMER_FLAG,
-			   &rs->psp) != DAT_SUCCESS) {
-		rs->psp = DAT_HANDLE_NULL;
-		goto fail;
-	}
-	return 0;
-fail:
-	pr_warn("respond %s port %u failed\n", ia, port);
-	resp_free(rs);
-	return -EIO;
+	err = bench_listen_open(&rs->l, ia, port, &up);
+	if (err)
+		memset(rs, 0, sizeof(*rs));
+	return err;
 }
 
 /**
@@ -457,9 +435,9 @@ void bench_resp_stop(void)
 	int i;
 
 	for (i = 0; i < BENCH_MAX_RESP; i++) {
-		if (!bench_resps[i].name[0])
+		if (!bench_resps[i].l.name[0])
 			continue;
-		bench_emit(bench_resps[i].name, "served",
+		bench_emit(bench_resps[i].l.name, "served",
 			   bench_resps[i].served * 1000ULL);
 		resp_free(&bench_resps[i]);
 	}

@@ -66,26 +66,25 @@ void bench_tcp_tune(struct socket *s)
 }
 
 /**
- * bench_tcp_serve() - listen on @port in the caller's namespace
+ * bench_tcp_listen() - a listening socket on @port, any address
  * @port: TCP port
+ * @out: the socket
  *
- * Context: process context, bench_mutex held.
+ * In the caller's network namespace.
  * Return: 0 or a negative errno.
  */
-int bench_tcp_serve(u16 port)
+int bench_tcp_listen(u16 port, struct socket **out)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_port = htons(port),
 		.sin_addr.s_addr = htonl(INADDR_ANY),
 	};
-	struct net *net = current->nsproxy->net_ns;
 	struct socket *s;
 	int err;
 
-	if (bench_lsock)
-		return -EEXIST;
-	err = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &s);
+	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, &s);
 	if (err)
 		return err;
 	sock_set_reuseaddr(s->sk);
@@ -95,6 +94,28 @@ int bench_tcp_serve(u16 port)
 		sock_release(s);
 		return err;
 	}
+	*out = s;
+	return 0;
+}
+
+/**
+ * bench_tcp_serve() - listen on @port in the caller's namespace
+ * @port: TCP port
+ *
+ * Context: process context, bench_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int bench_tcp_serve(u16 port)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct socket *s;
+	int err;
+
+	if (bench_lsock)
+		return -EEXIST;
+	err = bench_tcp_listen(port, &s);
+	if (err)
+		return err;
 	bench_lsock = s;
 	bench_net = get_net(net);
 	return 0;

@@ -13,10 +13,12 @@
  * data_ready, as kdapl's upcalls are.
  *
  * Lifetimes: the responder lives from "respond tcp" to "unrespond" (under
- * bench_mutex). A connection's kthread frees its connection when it ends;
- * the stop shuts the listening socket (the acceptor's accept returns) and
- * every live connection's socket down (their reads return) and waits
- * until the acceptor and every connection thread are gone.
+ * bench_mutex) and holds its namespace. Every kthread, once its work is
+ * done, waits for kthread_stop(), so that none runs module code after
+ * the stop returned: the acceptor reaps the connections that ended when
+ * it takes a new one; the stop shuts the listening socket (the
+ * acceptor's accept returns) and every connection's socket down (their
+ * reads return), then stops and frees them all.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,7 +30,7 @@
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/vmalloc.h>
-#include <linux/wait.h>
+#include <linux/sched.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -39,42 +41,59 @@
  * @node: on bench_tresp.conns
  * @sock: the accepted socket
  * @buf: BENCH_TCP_CHUNK bytes
+ * @task: its kthread
+ * @done: it has served; it waits for kthread_stop()
  */
 struct bench_tconn {
 	struct list_head node;
 	struct socket *sock;
 	u8 *buf;
+	struct task_struct *task;
+	bool done;
 };
 
 /**
  * struct bench_tresp - the TCP responder
  * @lsock: the listening socket; NULL when there is none
- * @lock: protects @conns and @stopping (a mutex: the stop shuts sockets
- *	down under it, which sleeps)
- * @conns: live connections
- * @stopping: no new connection is taken
- * @threads: the acceptor and the connection kthreads still running
- * @wq: woken when @threads drops
+ * @net: its namespace, held
+ * @acceptor: the accepting kthread
+ * @lock: protects @conns and the connections' @done
+ * @conns: the connections not yet reaped
+ * @stopping: the stop has begun (the acceptor's failing accept is no
+ *	news then)
  * @served: connections taken
  */
 static struct bench_tresp {
 	struct socket *lsock;
+	struct net *net;
+	struct task_struct *acceptor;
 	struct mutex lock;	/* see above */
 	struct list_head conns;
 	bool stopping;
-	atomic_t threads;
-	wait_queue_head_t wq;
 	u32 served;
 } tresp = {
 	.lock = __MUTEX_INITIALIZER(tresp.lock),
 	.conns = LIST_HEAD_INIT(tresp.conns),
-	.wq = __WAIT_QUEUE_HEAD_INITIALIZER(tresp.wq),
 };
 
-static void tresp_thread_done(void)
+/* The end of a kthread's function: until kthread_stop(). */
+static void tresp_park(void)
 {
-	if (atomic_dec_and_test(&tresp.threads))
-		wake_up(&tresp.wq);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+/* Stop a connection's kthread (it returns once its socket is done). */
+static void tconn_end(struct bench_tconn *c)
+{
+	kthread_stop(c->task);
+	sock_release(c->sock);
+	vfree(c->buf);
+	kfree(c);
 }
 
 /* Sink until FIN, then the count; or echo until the peer closes. */
@@ -125,13 +144,25 @@ static int tconn_fn(void *data)
 
 	tconn_serve(c);
 	mutex_lock(&tresp.lock);
-	list_del(&c->node);
+	c->done = true;
 	mutex_unlock(&tresp.lock);
-	sock_release(c->sock);
-	vfree(c->buf);
-	kfree(c);
-	tresp_thread_done();
+	tresp_park();
 	return 0;
+}
+
+/* The connections that ended: stopped and freed. The acceptor's. */
+static void tresp_reap(void)
+{
+	struct bench_tconn *c, *tmp;
+	LIST_HEAD(done);
+
+	mutex_lock(&tresp.lock);
+	list_for_each_entry_safe(c, tmp, &tresp.conns, node)
+		if (c->done)
+			list_move_tail(&c->node, &done);
+	mutex_unlock(&tresp.lock);
+	list_for_each_entry_safe(c, tmp, &done, node)
+		tconn_end(c);
 }
 
 /* Take one accepted socket: its kthread, or close it. */
@@ -146,22 +177,16 @@ static void tresp_take(struct socket *s)
 		goto drop;
 	c->sock = s;
 	bench_tcp_tune(s);
-	mutex_lock(&tresp.lock);
-	if (tresp.stopping) {
-		mutex_unlock(&tresp.lock);
+	t = kthread_create(tconn_fn, c, "kdapl_bench_tresp");
+	if (IS_ERR(t))
 		goto drop;
-	}
+	c->task = t;
+	mutex_lock(&tresp.lock);
 	list_add_tail(&c->node, &tresp.conns);
-	atomic_inc(&tresp.threads);
 	tresp.served++;
 	mutex_unlock(&tresp.lock);
-	t = kthread_run(tconn_fn, c, "kdapl_bench_tresp");
-	if (!IS_ERR(t))
-		return;
-	mutex_lock(&tresp.lock);
-	list_del(&c->node);
-	mutex_unlock(&tresp.lock);
-	tresp_thread_done();
+	wake_up_process(t);
+	return;
 drop:
 	if (c)
 		vfree(c->buf);
@@ -172,10 +197,16 @@ drop:
 static int tresp_accept_fn(void *data)
 {
 	struct socket *s;
+	int err;
 
-	while (!kernel_accept(tresp.lsock, &s, 0))
+	while (!(err = kernel_accept(tresp.lsock, &s, 0))) {
+		tresp_reap();
 		tresp_take(s);
-	tresp_thread_done();
+	}
+	if (!READ_ONCE(tresp.stopping))
+		pr_warn("TCP responder: accept failed (%d), no more connections\n",
+			err);
+	tresp_park();
 	return 0;
 }
 
@@ -188,38 +219,27 @@ static int tresp_accept_fn(void *data)
  */
 int bench_tresp_start(u16 port)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
 	struct task_struct *t;
 	struct socket *s;
 	int err;
 
 	if (tresp.lsock)
 		return -EEXIST;
-	err = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
-			       IPPROTO_TCP, &s);
+	err = bench_tcp_listen(port, &s);
 	if (err)
 		return err;
-	sock_set_reuseaddr(s->sk);
-	err = kernel_bind(s, (struct sockaddr *)&sin, sizeof(sin));
-	err = err ?: kernel_listen(s, 64);
-	if (err) {
-		sock_release(s);
-		return err;
-	}
 	tresp.lsock = s;
 	tresp.stopping = false;
 	tresp.served = 0;
-	atomic_set(&tresp.threads, 1);
 	t = kthread_run(tresp_accept_fn, NULL, "kdapl_bench_tacc");
 	if (IS_ERR(t)) {
 		tresp.lsock = NULL;
 		sock_release(s);
 		return PTR_ERR(t);
 	}
+	tresp.acceptor = t;
+	/* the sockets of a kernel listener do not hold their namespace */
+	tresp.net = get_net(current->nsproxy->net_ns);
 	return 0;
 }
 
@@ -231,18 +251,24 @@ int bench_tresp_start(u16 port)
  */
 void bench_tresp_stop(void)
 {
-	struct bench_tconn *c;
+	struct bench_tconn *c, *tmp;
+	LIST_HEAD(all);
 
 	if (!tresp.lsock)
 		return;
-	mutex_lock(&tresp.lock);
-	tresp.stopping = true;
-	list_for_each_entry(c, &tresp.conns, node)
-		kernel_sock_shutdown(c->sock, SHUT_RDWR);
-	mutex_unlock(&tresp.lock);
+	WRITE_ONCE(tresp.stopping, true);
 	kernel_sock_shutdown(tresp.lsock, SHUT_RDWR);
-	wait_event(tresp.wq, !atomic_read(&tresp.threads));
+	kthread_stop(tresp.acceptor);	/* no connection is added now */
+	mutex_lock(&tresp.lock);
+	list_splice_init(&tresp.conns, &all);
+	mutex_unlock(&tresp.lock);
+	list_for_each_entry(c, &all, node)
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	list_for_each_entry_safe(c, tmp, &all, node)
+		tconn_end(c);
 	sock_release(tresp.lsock);
 	tresp.lsock = NULL;
+	put_net(tresp.net);
+	tresp.net = NULL;
 	bench_emit("tcp", "served", tresp.served * 1000ULL);
 }

@@ -371,14 +371,9 @@ kdapltest_interop_suite() {
 	ktap_suite kdapltest_interop 17
 	ktap_check kdapltest_module_loads kdt_module_loads
 
-	# OFA's server (namespace b) and our client
-	# not through ktap_check: the server must outlive a subshell
-	if kdt_ofa_server_start >"${KDT_LOG}start.log" 2>&1; then
-		ktap_case ok ofa_server_ready
-	else
-		ktap_case fail ofa_server_ready "$(tail -n 5 "${KDT_LOG}start.log" |
-			tr '\n' '|')"
-	fi
+	# OFA's server (namespace b) and our client; ktap_step: the server
+	# must outlive the case
+	ktap_step ofa_server_ready kdt_ofa_server_start
 	# the verdict waits for the server's exit (kdt_quit_ofa_server)
 	kdt_ofa_server_kernel_client >"${KDT_LOG}case1.log" 2>&1 || crc=$?
 	# -T P, our client against OFA's server: RW and RR
@@ -399,12 +394,7 @@ kdapltest_interop_suite() {
 		interop_ofa_server_kdapltest_client kdt_ofa_server_verdict
 
 	# our servers: OFA's client, bad input, our client
-	if kdt_servers_start >"${KDT_LOG}start.log" 2>&1; then
-		ktap_case ok kdapltest_servers_ready
-	else
-		ktap_case fail kdapltest_servers_ready \
-			"$(tail -n 5 "${KDT_LOG}start.log" | tr '\n' '|')"
-	fi
+	ktap_step kdapltest_servers_ready kdt_servers_start
 	kdt_kernel_server_ofa_client_start
 	# -T P, OFA's client against our server: RW and RR
 	# shellcheck disable=SC2086
@@ -702,21 +692,11 @@ kdapltest_rxe_suite() {
 	kdt_datconf
 	ktap_suite kdapltest_rxe 8
 	ktap_check kdapltest_module_loads kdt_module_loads
-	# not through ktap_check: the servers must outlive a subshell
-	if kdt_rxe_ofa_server_start >"${KDT_LOG}rxe-start.log" 2>&1; then
-		ktap_case ok rxe_ofa_server_ready
-	else
-		ktap_case fail rxe_ofa_server_ready \
-			"$(tail -n 5 "${KDT_LOG}rxe-start.log" | tr '\n' '|')"
-	fi
+	# ktap_step: the servers must outlive the case
+	ktap_step rxe_ofa_server_ready kdt_rxe_ofa_server_start
 	ktap_check rxe_ofa_server_kdapltest_client \
 		kdt_rxe_ofa_server_kernel_client
-	if kdt_rxe_server_start >"${KDT_LOG}rxe-start.log" 2>&1; then
-		ktap_case ok rxe_kdapltest_server_ready
-	else
-		ktap_case fail rxe_kdapltest_server_ready \
-			"$(tail -n 5 "${KDT_LOG}rxe-start.log" | tr '\n' '|')"
-	fi
+	ktap_step rxe_kdapltest_server_ready kdt_rxe_server_start
 	ktap_check rxe_kdapltest_server_ofa_client \
 		kdt_rxe_kernel_server_ofa_client
 	ktap_check rxe_kdapltest_both kdt_rxe_both

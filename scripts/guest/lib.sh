@@ -53,6 +53,21 @@ ktap_check() {
 	fi
 }
 
+# ktap_step NAME FUNC...: a case from FUNC run in this shell, not in
+# ktap_check's subshell (a server it starts must outlive the case; the
+# variables it sets stay); its output goes to $OUT/step-NAME.log, whose
+# last lines a failure shows.
+ktap_step() {
+	local name=$1 log="$OUT/step-$1.log"
+	shift
+	if "$@" >"$log" 2>&1; then
+		ktap_case ok "$name"
+		return 0
+	fi
+	ktap_case fail "$name" "$(tail -n 5 "$log" | tr '\n' '|')"
+	return 1
+}
+
 ktap_end() {
 	if [ "$_ktap_fail" -eq 0 ]; then
 		echo "ok 1 $_ktap_name" >>"$RESULTS"

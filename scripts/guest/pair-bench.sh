@@ -15,6 +15,7 @@
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/pair-lib.sh"
+. "$KDAPL_SRC/scripts/guest/bench-lib.sh"
 
 REPS=5
 MS=1000
@@ -32,19 +33,6 @@ pb_modules() {
 	insmod "$MODDIR/kdapl.ko" &&
 	insmod "$MODDIR/kiwarp.ko" &&
 	insmod "$MODDIR/kdapl_bench.ko"
-}
-
-# bench <command...>: one command, its figures to $RAW
-bench() {
-	local t0=$SECONDS
-	if echo "$*" >"$CTL"; then
-		cat "$CTL" >>"$RAW"
-	else
-		echo "# failed: $*" >>"$RAW"
-		cat "$CTL" >>"$RAW"
-		echo "kdapl-bench: failed: $*"
-	fi
-	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
 }
 
 pb_side_a() {

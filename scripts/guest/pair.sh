@@ -69,19 +69,6 @@ pair_a_siw_verdict() {
 	! dmesg | grep -q "siw: got TERMINATE"
 }
 
-# pair_step NAME FUNC...: a case from FUNC run in this shell (not in
-# ktap_check's subshell: a server started there must outlive it)
-pair_step() {
-	local name=$1 log="${KDT_LOG}$1.log"
-	shift
-	if "$@" >"$log" 2>&1; then
-		ktap_case ok "$name"
-		return 0
-	fi
-	ktap_case fail "$name" "$(tail -n 5 "$log" | tr '\n' '|')"
-	return 1
-}
-
 pair_wait_ping() {
 	pair_wait "$1" 300 && pair_ping "$2"
 }
@@ -91,12 +78,12 @@ pair_side_a() {
 	ktap_check wire_up pair_wire_up "$PAIR_A_ADDR"
 	ktap_check modules_load pair_modules
 	ktap_check peer_reachable pair_wait_ping b-up "$PAIR_B_ADDR"
-	if pair_step kdapltest_server_on_kiwarp pair_a_kiwarp_server; then
+	if ktap_step kdapltest_server_on_kiwarp pair_a_kiwarp_server; then
 		pair_post a-kw-ready
 		pair_wait b-kw-done 600
 	fi
 	ktap_check kdapltest_server_verdict pair_a_kiwarp_verdict
-	if pair_step ofa_server_on_siw pair_a_siw_server; then
+	if ktap_step ofa_server_on_siw pair_a_siw_server; then
 		pair_post a-siw-ready
 		pair_wait b-siw-done 600
 	fi

@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# The bench command runner of make bench's guest scripts (bench.sh,
+# pair-bench.sh): each writes one command to kdapl_bench's ctl file and
+# appends its figures to $RAW. Needs CTL, RAW, OUT.
+
+# bench <command...>: run one command, append its figures to $RAW.
+# ONLY (bench.conf), an extended regex, skips commands that do not match.
+ONLY=${ONLY:-}
+bench() {
+	local t0=$SECONDS
+	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
+		return 0
+	fi
+	if [ -n "${PROFILE:-}" ]; then
+		profile_cmd "$@"
+		return 0
+	fi
+	if echo "$*" >"$CTL"; then
+		cat "$CTL" >>"$RAW"
+	else
+		echo "# failed: $*" >>"$RAW"
+		cat "$CTL" >>"$RAW"
+		echo "kdapl-bench: failed: $*"
+	fi
+	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
+}
+
+# --profile: the command under perf (cpu-clock samples of every CPU, call
+# graphs); its report, kernel and modules included, to profile-<tag>.txt
+profile_cmd() {
+	local tag data
+	tag=$(echo "$*" | sed -n 's/.*tag=\([^ ]*\).*/\1/p')
+	data=/tmp/perf-$tag.data
+	nstat -n >/dev/null 2>&1
+	ip netns exec b nstat -n >/dev/null 2>&1
+	perf record -q -a -g -e cpu-clock -o "$data" -- \
+		sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
+		echo "kdapl-bench: perf record failed: $*"
+	cat "$CTL" >>"$RAW"
+	perf report -q -i "$data" --stdio --no-children --sort sym \
+		--percent-limit 0.5 -g none >"$OUT/profile-$tag.txt" 2>&1
+	# TCP's trouble during the command (drops, time-outs), both hosts
+	{
+		echo "# nstat, root namespace"
+		nstat 2>&1 | grep -E 'Drop|Timeout|Retrans|Loss|Prune|Collapse'
+		echo "# nstat, namespace b"
+		ip netns exec b nstat 2>&1 |
+			grep -E 'Drop|Timeout|Retrans|Loss|Prune|Collapse'
+	} >>"$OUT/profile-$tag.txt"
+	echo "kdapl-bench: profiled $tag"
+}
+
