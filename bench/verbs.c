@@ -335,13 +335,16 @@ static int v_rounds(struct bench_vrun *r)
  * @cmd: the parsed command; ia_a/ia_b are implied by the address
  *
  * The passive end listens in the namespace of "serve tcp" (kiwarp opens
- * its sockets in the netdev's namespace, so no task in it is needed).
+ * its sockets in the netdev's namespace, so no task in it is needed), or,
+ * when both ends are one device (ia_a = ia_b: rxe, whose devices serve
+ * the initial namespace only), in the caller's.
  * Context: process context, bench_mutex held; sleeps for the run.
  * Return: 0 or a negative errno.
  */
 int bench_verbs_run(const struct bench_cmd *cmd)
 {
-	struct net *net = bench_peer_net();
+	struct net *net = *cmd->ia_a && !strcmp(cmd->ia_a, cmd->ia_b) ?
+			  current->nsproxy->net_ns : bench_peer_net();
 	struct bench_vrun *r;
 	u32 rep;
 	int err;

@@ -254,6 +254,9 @@ std::vector<Ratio> ratios_one(const std::map<std::string, Stat> &st)
 				  Cmp::at_most);
 			add_ratio(rs, st, "dat(cpus=0)/verbs lat " + ss + " " +
 				  q, "ours1cpu" + k, "ours.verbs" + k);
+			// the DAT layer's cost over RoCE (rxe)
+			add_ratio(rs, st, "rxe dat/verbs lat " + ss + " " + q,
+				  "rxe" + k, "rxe.verbs" + k);
 		}
 	}
 	add_ratio(rs, st, "ours/siw conn", "ours.conn", "siw.conn");

@@ -206,3 +206,16 @@ TEST(Topologies, PairFiguresGetTheirOwnRatiosAndSection)
 	// the one-guest section does not pick the pair's figures up
 	EXPECT_EQ(t.substr(0, b).find("150"), std::string::npos);
 }
+
+TEST(Ratios, RxeDatOverVerbs)
+{
+	auto st = fig({{"rxe.lat.64.median", 200}, {"rxe.verbs.lat.64.median", 40}});
+	auto rs = ratios(st);
+	bool found = false;
+	for (const auto &r : rs)
+		if (r.name == "rxe dat/verbs lat 64 median") {
+			found = true;
+			EXPECT_DOUBLE_EQ(r.value, 5.0);
+		}
+	EXPECT_TRUE(found);
+}
