@@ -723,7 +723,8 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 	 * registration, posted with the first send-side operation (lmr.c).
 	 * The responder's two messages land in the control page: its hello
 	 * (which posts its LMR's registration ahead of it), then, once its
-	 * receives are posted behind the hello, "ready": data may flow.
+	 * receives are posted behind the hello, "ready": data may flow. It
+	 * sends them when our "go" arrived.
 	 */
 	t = trip(&c->a.ctl, 0, BENCH_HELLO_LEN);
 	for (i = 0; !err && i < 2; i++)
@@ -752,6 +753,12 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 	}
 	c->peer_rctx = le32_to_cpu(rep->rctx);
 	c->peer_va = le64_to_cpu(rep->va);
+	/* We speak first (iWARP's startup rule): "go". */
+	t = trip(&c->a.ctl, BENCH_GO_OFF, BENCH_GO_LEN);
+	err = dat_chk("go send", dat_ep_post_send(c->a.ep, 1, &t, no_cookie,
+						  0));
+	if (err)
+		return err;
 	if (!wait_for_completion_timeout(&r->done,
 					 msecs_to_jiffies(BENCH_WAIT_MS)))
 		return -ETIMEDOUT;

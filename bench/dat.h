@@ -21,6 +21,8 @@
 #define BENCH_PONG_OFF		PAGE_SIZE	/* ctl page 1 */
 #define BENCH_FENCE_OFF		128		/* ctl page 0 */
 #define BENCH_FENCE_LEN		8
+#define BENCH_GO_OFF		192		/* ctl page 0: "go" */
+#define BENCH_GO_LEN		8
 
 enum bench_test {
 	BT_SETUP,	/* waiting for the passive end's hello */

@@ -7,12 +7,14 @@
  * EVD has an upcall. A data test's connection request says in its private
  * data what the active end will do (struct bench_pd_req); the responder's
  * work item makes a passive end for it - DTO and connection EVDs with
- * upcalls, a data and a control LMR, an EP - and accepts with the data
- * LMR's rmr_context and address (struct bench_pd_rep). When the
- * connection is ESTABLISHED its connection upcall sends the hello and
- * posts the receives; from then on the DTO upcall echoes (ping-pong) or
- * returns SEND credits by itself, and RDMA WRITE and READ need nothing of
- * it. DISCONNECTED or BROKEN hand the end to the work item, which frees
+ * upcalls, a PZ with a data and a control LMR, an EP - posts one receive
+ * and accepts with the data LMR's rmr_context and address (struct
+ * bench_pd_rep). The active end speaks first ("go": iWARP's responder
+ * must not send before the initiator's first FPDU, RFC 5044, which siw
+ * enforces); on it the responder sends its hello, posts the test's
+ * receives and sends "ready". From then on the DTO upcall echoes
+ * (ping-pong) or returns SEND credits by itself, and RDMA WRITE and READ
+ * need nothing of it. DISCONNECTED or BROKEN hand the end to the work item, which frees
  * it. So the active end (dat.c) may be in this guest or in another one
  * (the two-guest topology of make bench), and both topologies measure the
  * same code.
@@ -73,11 +75,16 @@ struct bench_resp {
  * @size: message size (from the request)
  * @dto: DTO EVD, upcall rconn_dto_upcall
  * @conn: connection EVD, upcall rconn_conn_upcall
+ * @pz: its own PZ: kdapl posts a PZ's pending LMR registrations on the
+ *	next QP of the PZ that sends, so with a PZ shared with older
+ *	connections the data LMR's could go on one of theirs, unordered
+ *	with this connection's "ready"
  * @ep: the EP
  * @data: @size bytes: RDMA target, receive buffer, echo source
  * @ctl: page 0 the hello and credit messages
  * @recvd: receives completed (credit pacing); the DTO upcall's only
  *	(DAT_UPCALL_SINGLE_INSTANCE)
+ * @started: the peer's "go" came; the DTO upcall's only
  * @ending: on resp->gone or being freed (resp->lock)
  */
 struct bench_rconn {
@@ -87,10 +94,12 @@ struct bench_rconn {
 	u32 size;
 	DAT_EVD_HANDLE dto;
 	DAT_EVD_HANDLE conn;
+	DAT_PZ_HANDLE pz;
 	DAT_EP_HANDLE ep;
 	struct bench_mem data;
 	struct bench_mem ctl;
 	u32 recvd;
+	bool started;
 	bool ending;
 };
 
@@ -111,7 +120,26 @@ static void rconn_post_recv(struct bench_rconn *rc)
 		pr_warn_ratelimited("responder: receive not posted\n");
 }
 
-/* Echo, repost, return credits. Softirq, the DTO EVD's CPU. */
+/*
+ * The peer's "go": the hello (its send posts the LMRs' registrations ahead
+ * of it, on this QP: the receives larger than a page go after it, see
+ * dat.c, dconn_open), the test's receives, "ready".
+ */
+static void rconn_start(struct bench_rconn *rc)
+{
+	DAT_LMR_TRIPLET t = bench_trip(&rc->ctl, 0, BENCH_HELLO_LEN);
+	u32 i;
+
+	rc->started = true;
+	if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
+		pr_warn_ratelimited("responder: hello not posted\n");
+	for (i = 0; i < rconn_recvs(rc); i++)
+		rconn_post_recv(rc);
+	if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
+		pr_warn_ratelimited("responder: ready not posted\n");
+}
+
+/* Start; then echo, repost, return credits. Softirq, the EVD's CPU. */
 static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 			     DAT_BOOLEAN more)
 {
@@ -130,6 +158,10 @@ static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	}
 	if (d->operation != DAT_DTO_RECEIVE)
 		return;
+	if (!rc->started) {
+		rconn_start(rc);
+		return;
+	}
 	/*
 	 * The receive goes back first: the peer's next message may come as
 	 * soon as it has the echo. The echo's source is the receive's buffer,
@@ -150,33 +182,15 @@ static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	}
 }
 
-/*
- * ESTABLISHED: the hello, the receives, "ready". The hello's send posts
- * the data LMR's registration ahead of it, so receives larger than a page
- * go after it (see dat.c, dconn_open); "ready" tells the peer they are
- * posted, and only then does it send. The end of the connection: to the
- * work item. Softirq.
- */
+/* The end of the connection: to the work item. Softirq. */
 static void rconn_conn_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 			      DAT_BOOLEAN more)
 {
 	struct bench_rconn *rc = data;
 	struct bench_resp *rs = rc->resp;
-	DAT_LMR_TRIPLET t;
-	u32 i;
 
-	if (ev->event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
-		t = bench_trip(&rc->ctl, 0, BENCH_HELLO_LEN);
-		if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			pr_warn_ratelimited("responder: hello not posted\n");
-		for (i = 0; i < rconn_recvs(rc); i++)
-			rconn_post_recv(rc);
-		if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
-			pr_warn_ratelimited("responder: ready not posted\n");
+	if (ev->event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
 		return;
-	}
 	spin_lock_bh(&rs->lock);
 	if (!rs->stopping && !rc->ending) {
 		rc->ending = true;
@@ -199,6 +213,8 @@ static void rconn_free(struct bench_rconn *rc)
 		dat_ep_free(rc->ep);	/* aborts a live connection */
 	bench_mem_close(&rc->data);
 	bench_mem_close(&rc->ctl);
+	if (rc->pz)
+		dat_pz_free(rc->pz);
 	if (rc->dto)
 		dat_evd_free(rc->dto);
 	if (rc->conn)
@@ -231,7 +247,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 {
 	DAT_EP_ATTR attr = {
 		.service_type = DAT_SERVICE_TYPE_RC,
-		.max_recv_dtos = BENCH_RQ + 1,
+		.max_recv_dtos = BENCH_RQ + 2,	/* and "go" */
 		.max_request_dtos = BENCH_RQ + 8,
 		.max_rdma_read_in = 16,
 		.max_rdma_read_out = 16,
@@ -239,6 +255,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 	struct bench_pd_rep rep;
 	struct bench_rconn *rc;
 	DAT_UPCALL_OBJECT up;
+	DAT_LMR_TRIPLET t;
 	int err = -ENOMEM;
 
 	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
@@ -267,18 +284,29 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 		rc->conn = DAT_HANDLE_NULL;
 		goto reject;
 	}
-	err = bench_mem_open(&rc->data, rs->l.ia, rs->l.pz,
+	err = dat_chk("dat_pz_create", dat_pz_create(rs->l.ia, &rc->pz));
+	if (err) {
+		rc->pz = DAT_HANDLE_NULL;
+		goto reject;
+	}
+	err = bench_mem_open(&rc->data, rs->l.ia, rc->pz,
 			     max_t(u32, rc->size, BENCH_FENCE_LEN));
-	err = err ?: bench_mem_open(&rc->ctl, rs->l.ia, rs->l.pz, PAGE_SIZE);
+	err = err ?: bench_mem_open(&rc->ctl, rs->l.ia, rc->pz, PAGE_SIZE);
 	if (err)
 		goto reject;
-	err = dat_chk("dat_ep_create", dat_ep_create(rs->l.ia, rs->l.pz, rc->dto,
+	err = dat_chk("dat_ep_create", dat_ep_create(rs->l.ia, rc->pz, rc->dto,
 						     rc->dto, rc->conn, &attr,
 						     &rc->ep));
 	if (err) {
 		rc->ep = DAT_HANDLE_NULL;
 		goto reject;
 	}
+	/* The peer's "go": within one page, so before the connection. */
+	t = bench_trip(&rc->ctl, 0, BENCH_HELLO_LEN);
+	err = dat_chk("go recv", dat_ep_post_recv(rc->ep, 1, &t, no_cookie,
+						  0));
+	if (err)
+		goto reject;
 	rep.magic = cpu_to_le32(BENCH_PD_MAGIC);
 	rep.rctx = cpu_to_le32(rc->data.rctx);
 	rep.va = cpu_to_le64(rc->data.va);

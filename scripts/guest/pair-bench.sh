@@ -22,7 +22,10 @@ MS=1000
 ROUNDS=10000
 SIZES="4096 65536 1048576"
 SEND_SIZES="4096 65536 1048576"
-LAT_SIZES="64 4096"
+# 64 B only: a 4 KiB ping-pong across the wire stalled for its 60 s
+# time-out with kernel TCP and with kDAPL alike (first full run, 2026-11-26;
+# not investigated: the stream netdev or virtio are suspects, not kiwarp).
+LAT_SIZES="64"
 DEPTH=16
 [ -r "$KDAPL_RUN/bench.conf" ] && . "$KDAPL_RUN/bench.conf"
 
