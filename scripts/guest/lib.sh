@@ -123,16 +123,22 @@ HOST_B_ADDR=192.0.2.2
 # only an IPv6 address, for IPv6 through kdapl (kunit conn_ipv6).
 HOST_C6_ADDR=2001:db8::3
 
+# veth_to_b DEV_A ADDR_A DEV_B ADDR_B: a veth pair, DEV_A with ADDR_A/24
+# in the root namespace, DEV_B with ADDR_B/24 in namespace b, both up.
+veth_to_b() {
+	ip link add "$1" type veth peer name "$3" &&
+	ip link set "$3" netns b &&
+	ip addr add "$2/24" dev "$1" &&
+	ip link set "$1" up &&
+	ip netns exec b ip addr add "$4/24" dev "$3" &&
+	ip netns exec b ip link set "$3" up
+}
+
 setup_test_hosts() {
 	ip link set lo up &&
 	ip netns add b &&
 	ip netns exec b ip link set lo up &&
-	ip link add veth0 type veth peer name veth1 &&
-	ip link set veth1 netns b &&
-	ip addr add "$HOST_A_ADDR/24" dev veth0 &&
-	ip link set veth0 up &&
-	ip netns exec b ip addr add "$HOST_B_ADDR/24" dev veth1 &&
-	ip netns exec b ip link set veth1 up &&
+	veth_to_b veth0 "$HOST_A_ADDR" veth1 "$HOST_B_ADDR" &&
 	insmod "$MODDIR/siw.ko" &&
 	rdma link add siwA type siw netdev veth0 &&
 	ip netns exec b rdma link add siwB type siw netdev veth1 &&
@@ -158,12 +164,7 @@ setup_rxe_host() {
 		[ ! -f "$MODDIR/$m.ko" ] || grep -q "^$m " /proc/modules ||
 			insmod "$MODDIR/$m.ko" || return 1
 	done
-	ip link add veth8 type veth peer name veth9 &&
-	ip link set veth9 netns b &&
-	ip addr add "$RXE_ADDR/24" dev veth8 &&
-	ip link set veth8 up &&
-	ip netns exec b ip addr add "$RXE_PEER_ADDR/24" dev veth9 &&
-	ip netns exec b ip link set veth9 up &&
+	veth_to_b veth8 "$RXE_ADDR" veth9 "$RXE_PEER_ADDR" &&
 	rdma link add rxeA type rxe netdev veth8
 }
 
