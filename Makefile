@@ -29,8 +29,9 @@ check:
 demo:
 	$(CURDIR)/scripts/demo.sh
 
+# BENCH_QUICK=1: three short rounds per comparison (scripts/bench.sh --quick)
 bench:
-	$(CURDIR)/scripts/bench.sh
+	$(CURDIR)/scripts/bench.sh $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 clean:
 	@ktree=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/kdapl/kernel-$(FLAVOUR)-* 2>/dev/null | head -n 1); \

@@ -25,7 +25,7 @@ struct net;
 struct socket;
 
 /* Per-run limits. */
-#define BENCH_MAX_CONNS		4	/* EPs busy at once (scaling) */
+#define BENCH_MAX_CONNS		8	/* EPs busy at once (scaling, sweep) */
 #define BENCH_MAX_CPUS		8	/* per-CPU event counters */
 #define BENCH_MAX_REPS		20
 #define BENCH_MAX_ROUNDS	100000	/* ping-pong round trips */
@@ -47,6 +47,10 @@ struct socket;
  * @ms: measured duration of a throughput run, milliseconds
  * @rounds: ping-pong round trips or connections per measured run
  * @reps: measured runs (after one warm-up run)
+ * @warm: the warm-up run: milliseconds (throughput) or round trips
+ *        (ping-pong); 0: a quarter of @ms (at least 100) or @rounds
+ * @vec_a: the verbs test's active CQ's completion vector (kiwarp: CPU)
+ * @vec_b: and the passive one's
  * @tag: label prefixed to every output figure
  */
 struct bench_cmd {
@@ -63,6 +67,9 @@ struct bench_cmd {
 	u32 ms;
 	u32 rounds;
 	u32 reps;
+	u32 warm;
+	u32 vec_a;
+	u32 vec_b;
 };
 
 /* Output of the running command (bench_mutex held). */
@@ -71,7 +78,28 @@ extern struct seq_buf bench_out;
 void bench_emit(const char *tag, const char *what, u64 milli);
 void bench_emit_lat(const char *tag, u64 *ns, u32 n);
 u64 bench_rate_milli(u64 count, u64 ns);
-bool bench_sleep_poll(ktime_t deadline);
+u32 bench_warm_ms(const struct bench_cmd *c);
+u32 bench_warm_rounds(const struct bench_cmd *c);
+
+/*
+ * A snapshot of the guest-wide counters a run is charged with (cost.c):
+ * busy CPU time (ns), network softirqs, reschedule + function-call IPIs,
+ * irq_work interrupts, context switches, and when it was taken.
+ */
+struct bench_cost {
+	u64 busy_ns;
+	u64 softirqs;
+	u64 ipis;
+	u64 irq_works;
+	u64 switches;
+	ktime_t t;
+};
+
+void bench_cost_init(void);
+void bench_cost_exit(void);
+void bench_cost_start(struct bench_cost *c);
+void bench_cost_emit(const char *tag, const struct bench_cost *start,
+		     u64 ops, u64 bytes);
 
 /* DAT tests (dat.c). */
 int bench_dat_serve(const char *ia, u16 port);
@@ -91,7 +119,7 @@ int bench_tresp_start(u16 port);
 void bench_tresp_stop(void);
 
 #define BENCH_TCP_CHUNK		(256 * 1024)
-#define BENCH_TCP_STREAM	1	/* sink until FIN, answer the count */
+#define BENCH_TCP_STREAM	1	/* sink messages, count each run */
 #define BENCH_TCP_ECHO		2	/* echo messages of the size */
 
 /* What a TCP test's active end sends first: what the responder does. */

@@ -135,6 +135,31 @@ struct bench_drun {
 	atomic64_t cpu_ev[BENCH_MAX_CPUS];
 };
 
+/*
+ * Event-driven waits of the setup tests (no sleep-polling): the command's
+ * connection EVDs and the "serve" CR EVDs have a notify upcall
+ * (DAT_UPCALL_NOTIFY: the event stays queued, the next upcall comes after
+ * a dequeue) that wakes the command, which dequeues. Commands run one at
+ * a time, so one wait queue serves them all.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(bench_ev_wq);
+
+static void bench_ev_notify(DAT_PVOID data, const DAT_EVENT *ev,
+			    DAT_BOOLEAN more)
+{
+	wake_up_all(&bench_ev_wq);
+}
+
+static DAT_UPCALL_OBJECT bench_ev_up = { NULL, bench_ev_notify };
+
+/* No notify upcall runs on @evd once this returns. */
+static void ev_untie(DAT_EVD_HANDLE evd)
+{
+	if (evd)
+		dat_evd_modify_upcall(evd, DAT_UPCALL_TEARDOWN, DAT_UPCALL_SAME,
+				      DAT_UPCALL_INVOC_NEW);
+}
+
 static struct bench_listen *srv_find(const char *name)
 {
 	int i;
@@ -150,13 +175,14 @@ static struct bench_listen *srv_find(const char *name)
  * @l: where to keep them; freed with bench_listen_close()
  * @ia: device name
  * @port: connection qualifier
- * @up: an upcall for the PSP's CR EVD, or NULL (the command polls it)
+ * @up: an upcall for the PSP's CR EVD, or NULL (no upcall)
+ * @policy: its policy (DAT_UPCALL_SINGLE_INSTANCE, DAT_UPCALL_NOTIFY)
  *
  * Call from a task in @ia's network namespace (siw listens there).
  * Return: 0, or -EIO with everything made freed.
  */
 int bench_listen_open(struct bench_listen *l, const char *ia, u16 port,
-		      DAT_UPCALL_OBJECT *up)
+		      DAT_UPCALL_OBJECT *up, DAT_UPCALL_POLICY policy)
 {
 	memset(l, 0, sizeof(*l));
 	strscpy(l->name, ia, sizeof(l->name));
@@ -171,7 +197,7 @@ int bench_listen_open(struct bench_listen *l, const char *ia, u16 port,
 		goto fail;
 	}
 	if (dat_evd_kcreate(l->ia, BENCH_EVD_QLEN,
-			    up ? DAT_UPCALL_SINGLE_INSTANCE : DAT_UPCALL_DISABLE,
+			    up ? policy : DAT_UPCALL_DISABLE,
 			    up, DAT_EVD_CR_FLAG, &l->cr) != DAT_SUCCESS) {
 		l->cr = DAT_HANDLE_NULL;
 		goto fail;
@@ -225,7 +251,7 @@ int bench_dat_serve(const char *ia, u16 port)
 	s = srv_find("");
 	if (!s)
 		return -ENOSPC;
-	return bench_listen_open(s, ia, port, NULL);
+	return bench_listen_open(s, ia, port, &bench_ev_up, DAT_UPCALL_NOTIFY);
 }
 
 /**
@@ -237,9 +263,12 @@ void bench_dat_unserve(void)
 {
 	int i;
 
-	for (i = 0; i < BENCH_MAX_SERVERS; i++)
-		if (bench_srvs[i].name[0])
-			bench_listen_close(&bench_srvs[i]);
+	for (i = 0; i < BENCH_MAX_SERVERS; i++) {
+		if (!bench_srvs[i].name[0])
+			continue;
+		ev_untie(bench_srvs[i].cr);
+		bench_listen_close(&bench_srvs[i]);
+	}
 }
 
 DAT_LMR_TRIPLET bench_trip(struct bench_mem *m, size_t off, size_t len)
@@ -538,20 +567,22 @@ static int end_open(struct bench_end *e, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 	return 0;
 }
 
-/* Next event of @evd within BENCH_WAIT_MS. */
+/* Try to take the next event of @evd: true once there is an answer. */
+static bool ev_take(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_RETURN *ret)
+{
+	*ret = dat_evd_dequeue(evd, ev);
+	return DAT_GET_TYPE(*ret) != DAT_QUEUE_EMPTY;
+}
+
+/* Next event of @evd (one with the notify upcall) within BENCH_WAIT_MS. */
 static int wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
 {
-	ktime_t deadline = ktime_add_ms(ktime_get(), BENCH_WAIT_MS);
-	DAT_RETURN ret;
+	DAT_RETURN ret = DAT_QUEUE_EMPTY;
 
-	do {
-		ret = dat_evd_dequeue(evd, ev);
-		if (ret == DAT_SUCCESS)
-			return 0;
-		if (DAT_GET_TYPE(ret) != DAT_QUEUE_EMPTY)
-			return -EIO;
-	} while (bench_sleep_poll(deadline));
-	return -ETIMEDOUT;
+	if (!wait_event_timeout(bench_ev_wq, ev_take(evd, ev, &ret),
+				msecs_to_jiffies(BENCH_WAIT_MS)))
+		return -ETIMEDOUT;
+	return ret == DAT_SUCCESS ? 0 : -EIO;
 }
 
 static int expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
@@ -611,12 +642,14 @@ static int side_open(struct bench_side *s, const struct bench_cmd *cmd,
 		return -ENODEV;
 	}
 	if (dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS ||
-	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE, NULL,
-			    DAT_EVD_CONNECTION_FLAG, &s->conn_a) !=
-	    DAT_SUCCESS)
+	    dat_evd_kcreate(s->ia, BENCH_EVD_QLEN, DAT_UPCALL_NOTIFY,
+			    &bench_ev_up, DAT_EVD_CONNECTION_FLAG,
+			    &s->conn_a) != DAT_SUCCESS) {
+		s->conn_a = DAT_HANDLE_NULL;
 		return dat_fail("side_open", 0);
+	}
 	if (serve && dat_evd_kcreate(s->srv->ia, BENCH_EVD_QLEN,
-				     DAT_UPCALL_DISABLE, NULL,
+				     DAT_UPCALL_NOTIFY, &bench_ev_up,
 				     DAT_EVD_CONNECTION_FLAG, &s->conn_b) !=
 	    DAT_SUCCESS) {
 		s->conn_b = DAT_HANDLE_NULL;
@@ -627,6 +660,8 @@ static int side_open(struct bench_side *s, const struct bench_cmd *cmd,
 
 static void side_close(struct bench_side *s)
 {
+	ev_untie(s->conn_a);
+	ev_untie(s->conn_b);
 	if (s->conn_b)
 		dat_evd_free(s->conn_b);
 	if (s->ia)
@@ -857,7 +892,8 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 	struct bench_dconn *cs;
 	struct bench_drun *r;
 	struct bench_side s;
-	u64 ns, bytes, ev;
+	struct bench_cost cost;
+	u64 ns, bytes, ev, ops;
 	char what[16];
 	u32 i, rep;
 	int err;
@@ -890,20 +926,27 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 	WRITE_ONCE(r->test, test);
 	/* rep 0 is the warm-up, not reported */
 	for (rep = 0; rep <= cmd->reps; rep++) {
+		bench_cost_start(&cost);
 		if (test == BT_LAT) {
+			r->rounds = rep ? cmd->rounds : bench_warm_rounds(cmd);
 			err = run_lat(r, &cs[0]);
 			if (err)
 				break;
-			if (rep)
-				bench_emit_lat(cmd->tag, r->rtt, r->rounds);
+			if (!rep)
+				continue;
+			bench_cost_emit(cmd->tag, &cost, r->rounds, 0);
+			bench_emit_lat(cmd->tag, r->rtt, r->rounds);
 			continue;
 		}
 		err = run_stream(r, cs, cmd->conns, rep ? cmd->ms :
-				 max(cmd->ms / 4, 100U), &ns, &bytes);
+				 bench_warm_ms(cmd), &ns, &bytes);
 		if (err)
 			break;
 		if (!rep)
 			continue;
+		for (ops = 0, i = 0; i < cmd->conns; i++)
+			ops += cs[i].ops;
+		bench_cost_emit(cmd->tag, &cost, ops, bytes);
 		/* MB/s (10^6 bytes) */
 		bench_emit(cmd->tag, "", div64_u64(bytes * 1000000ULL,
 						   ns ?: 1));
@@ -932,21 +975,65 @@ out_free:
 	return err;
 }
 
-/* Connection setup rate through the PSP: connect+accept+disconnect. */
+/* One run's setup times, summed over its rounds (ns). */
+struct bench_setup_t {
+	u64 connect;
+	u64 disconnect;
+	u64 create;
+};
+
+/*
+ * "<tag>": connections per second of connect time, then the mean connect,
+ * graceful disconnect and PSP/SSP creation (@what) times in us.
+ */
+static void setup_emit(const struct bench_cmd *cmd,
+		       const struct bench_setup_t *t, const char *what)
+{
+	bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds, t->connect));
+	bench_emit(cmd->tag, "connect_us", div_u64(t->connect, cmd->rounds));
+	bench_emit(cmd->tag, "disconnect_us",
+		   div_u64(t->disconnect, cmd->rounds));
+	bench_emit(cmd->tag, what, div_u64(t->create, cmd->rounds));
+}
+
+/*
+ * Connection setup through the PSP: per round, dat_ep_connect to both
+ * ESTABLISHED (the CR's accept included) timed, then the graceful
+ * disconnect timed on its own; the EPs are made outside. A PSP is
+ * created and freed per round, its creation timed: on the active end's
+ * IA, in the command's namespace (where siw listens; the serving IA's
+ * address is in the other one).
+ */
 static int dat_conn_rate(const struct bench_cmd *cmd)
 {
 	struct bench_end ea = {}, eb = {};
+	DAT_EVD_HANDLE cr = DAT_HANDLE_NULL;
+	struct bench_setup_t sum;
+	DAT_PSP_HANDLE psp;
 	struct bench_side s;
-	u64 ns, ns_up;
 	ktime_t t, t1;
 	u32 rep, i;
 	int err;
 
 	err = side_open(&s, cmd, true);
+	if (!err && dat_evd_kcreate(s.ia, BENCH_EVD_QLEN, DAT_UPCALL_DISABLE,
+				    NULL, DAT_EVD_CR_FLAG, &cr) !=
+	    DAT_SUCCESS) {
+		cr = DAT_HANDLE_NULL;
+		err = dat_fail("cr evd", 0);
+	}
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
-		ns = 0;
-		ns_up = 0;
+		memset(&sum, 0, sizeof(sum));
 		for (i = 0; !err && i < cmd->rounds; i++) {
+			t = ktime_get();
+			err = dat_chk("dat_psp_create",
+				      dat_psp_create(s.ia, s.srv->port + 1000,
+						     cr, DAT_PSP_CONSUMER_FLAG,
+						     &psp));
+			sum.create += ktime_to_ns(ktime_sub(ktime_get(), t));
+			if (err)
+				break;
+			dat_psp_free(psp);
 			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
 				       PAGE_SIZE);
 			err = err ?: end_open(&eb, s.srv->ia, s.srv->pz,
@@ -957,23 +1044,19 @@ static int dat_conn_rate(const struct bench_cmd *cmd)
 			err = connect_pair(&s, ea.ep, eb.ep);
 			t1 = ktime_get();
 			err = err ?: disconnect_pair(&s, ea.ep);
-			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
-			ns_up += ktime_to_ns(ktime_sub(t1, t));
+			sum.connect += ktime_to_ns(ktime_sub(t1, t));
+			sum.disconnect += ktime_to_ns(ktime_sub(ktime_get(),
+								t1));
 			end_close(&ea);
 			end_close(&eb);
 		}
-		if (!err && rep) {
-			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
-								  ns));
-			/* where the time goes: mean connect and disconnect */
-			bench_emit(cmd->tag, "connect_us",
-				   div_u64(ns_up, cmd->rounds));
-			bench_emit(cmd->tag, "disconnect_us",
-				   div_u64(ns - ns_up, cmd->rounds));
-		}
+		if (!err && rep)
+			setup_emit(cmd, &sum, "psp_create_us");
 	}
 	end_close(&ea);
 	end_close(&eb);
+	if (cr)
+		dat_evd_free(cr);
 	side_close(&s);
 	return err;
 }
@@ -1000,10 +1083,11 @@ static int tcp_pair(struct socket *ls, struct sockaddr_in *sin,
 }
 
 /*
- * Setup rate of dat_iw_socket_connect on an already connected TCP
- * connection: the passive end's SSP on the accepted socket, the active
- * end's socket_connect, accept, and the same disconnect as above. The
- * TCP connection and the EPs are made outside the timed part.
+ * Setup of dat_iw_socket_connect on an already connected TCP connection,
+ * as dat_conn_rate: the passive end's SSP on the accepted socket (its
+ * creation timed on its own), then dat_iw_socket_connect to both
+ * ESTABLISHED (the CR's accept included) timed, then the graceful
+ * disconnect. The TCP connection and the EPs are made outside.
  */
 static int dat_sconn_rate(const struct bench_cmd *cmd)
 {
@@ -1012,9 +1096,9 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 	struct sockaddr_in lsin;
 	DAT_IW_SSP_HANDLE ssp = DAT_HANDLE_NULL;
 	struct net *net = bench_peer_net();
+	struct bench_setup_t sum;
 	struct bench_side s;
 	DAT_EVENT ev;
-	u64 ns, ns_up;
 	ktime_t t, t1;
 	u32 rep, i;
 	int err;
@@ -1035,8 +1119,7 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 	err = kernel_bind(ls, (struct sockaddr *)&lsin, sizeof(lsin));
 	err = err ?: kernel_listen(ls, 8);
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
-		ns = 0;
-		ns_up = 0;
+		memset(&sum, 0, sizeof(sum));
 		for (i = 0; !err && i < cmd->rounds; i++) {
 			err = end_open(&ea, s.ia, s.pz, s.conn_a, NULL, NULL,
 				       PAGE_SIZE);
@@ -1052,7 +1135,9 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 				err = -EIO;
 				break;
 			}
+			sum.create += ktime_to_ns(ktime_sub(ktime_get(), t));
 			sb = NULL;	/* the SSP's, or the CR's */
+			t = ktime_get();
 			if (dat_iw_socket_connect(ea.ep, sa, 5000000, 0,
 						  NULL) != DAT_SUCCESS) {
 				err = -EIO;
@@ -1076,21 +1161,16 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 					       NULL);
 			t1 = ktime_get();
 			err = err ?: disconnect_pair(&s, ea.ep);
-			ns += ktime_to_ns(ktime_sub(ktime_get(), t));
-			ns_up += ktime_to_ns(ktime_sub(t1, t));
+			sum.connect += ktime_to_ns(ktime_sub(t1, t));
+			sum.disconnect += ktime_to_ns(ktime_sub(ktime_get(),
+								t1));
 			dat_iw_ssp_free(ssp);
 			ssp = DAT_HANDLE_NULL;
 			end_close(&ea);
 			end_close(&eb);
 		}
-		if (!err && rep) {
-			bench_emit(cmd->tag, "", bench_rate_milli(cmd->rounds,
-								  ns));
-			bench_emit(cmd->tag, "connect_us",
-				   div_u64(ns_up, cmd->rounds));
-			bench_emit(cmd->tag, "disconnect_us",
-				   div_u64(ns - ns_up, cmd->rounds));
-		}
+		if (!err && rep)
+			setup_emit(cmd, &sum, "ssp_create_us");
 	}
 out:
 	if (ssp) {

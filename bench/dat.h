@@ -92,7 +92,7 @@ struct bench_listen {
 };
 
 int bench_listen_open(struct bench_listen *l, const char *ia, u16 port,
-		      DAT_UPCALL_OBJECT *up);
+		      DAT_UPCALL_OBJECT *up, DAT_UPCALL_POLICY policy);
 void bench_listen_close(struct bench_listen *l);
 
 int bench_mem_open(struct bench_mem *m, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,

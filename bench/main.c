@@ -22,18 +22,19 @@
  *                             caller's namespace (sconn's TCP connections)
  *   unserve                   free everything "serve" made
  *   dat test=write|read|send|lat ia_a= addr= port= size= depth= conns=
- *       ms= rounds= reps= tag=     (to the responder at addr:port)
+ *       ms= rounds= reps= warm= tag=  (to the responder at addr:port)
  *   dat test=conn|sconn ia_a= ia_b= addr= port= rounds= reps= tag=
- *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= tag=
- *                             (to the TCP responder at addr:port)
- *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= tag=
+ *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= warm=
+ *       tag=                  (to the TCP responder at addr:port)
+ *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= warm=
+ *       vec_a= vec_b= tag=    (the CQs' vectors, modulo the device's)
+ * Every measured data run also reports its CPU cost (cost.c).
  * Documentation/performance.rst describes what each test measures.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -46,7 +47,8 @@
 #include "bench.h"
 #include "dat.h"
 
-#define BENCH_OUT_SIZE	(64 * 1024)
+/* A ping-pong run's histogram takes up to ~8 KiB of lines: 20 runs fit. */
+#define BENCH_OUT_SIZE	(256 * 1024)
 #define BENCH_CMD_MAX	512
 
 /* Serializes commands; protects bench_out and bench_outbuf. */
@@ -76,19 +78,83 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sub-buckets per power of two of the round trip histogram (~3 %). */
+#define BENCH_HIST_SUB_SHIFT	5
+
+/*
+ * The histogram bucket of @ns: [*lo, *hi], 2^BENCH_HIST_SUB_SHIFT buckets
+ * per power of two, so a bucket is at most 1/32 of its values wide.
+ */
+static void bench_hist_bucket(u64 ns, u64 *lo, u64 *hi)
+{
+	int e = fls64(ns) - 1;
+	u64 width;
+
+	width = e > BENCH_HIST_SUB_SHIFT ? 1ULL << (e - BENCH_HIST_SUB_SHIFT) :
+		1;
+	*lo = ns & ~(width - 1);
+	*hi = *lo + width - 1;
+}
+
+static u64 pct(const u64 *sorted, u32 n, u32 per_mille)
+{
+	return sorted[min_t(u32, n - 1, (u64)n * per_mille / 1000)];
+}
+
 /**
- * bench_emit_lat() - median and 99th percentile of round trip times
+ * bench_emit_lat() - percentiles and histogram of round trip times
  * @tag: the command's tag
  * @ns: @n samples in nanoseconds; sorted in place
  * @n: number of samples, > 0
  *
- * Emits "<tag>.median" and "<tag>.p99" in microseconds.
+ * Emits "<tag>.median", ".p90", ".p99", ".p999" in microseconds,
+ * "<tag>.stalls" (round trips over 1 ms) and one "<tag>.hist.<lo>_<hi>
+ * <count>" per non-empty bucket (bounds in ns, inclusive), from which
+ * the host pools the percentiles of every run's samples.
  */
 void bench_emit_lat(const char *tag, u64 *ns, u32 n)
 {
+	char what[48];
+	u64 lo, hi, blo, bhi;
+	u32 i, first, stalls = 0;
+
 	sort(ns, n, sizeof(*ns), cmp_u64, NULL);
 	bench_emit(tag, "median", ns[n / 2]);
-	bench_emit(tag, "p99", ns[min_t(u32, n - 1, (u64)n * 99 / 100)]);
+	bench_emit(tag, "p90", pct(ns, n, 900));
+	bench_emit(tag, "p99", pct(ns, n, 990));
+	bench_emit(tag, "p999", pct(ns, n, 999));
+	for (i = 0; i < n; i++)
+		stalls += ns[i] > NSEC_PER_MSEC;
+	bench_emit(tag, "stalls", (u64)stalls * 1000);
+	for (first = 0, i = 1; i <= n; i++) {
+		bench_hist_bucket(ns[first], &blo, &bhi);
+		if (i < n) {
+			bench_hist_bucket(ns[i], &lo, &hi);
+			if (lo == blo)
+				continue;
+		}
+		snprintf(what, sizeof(what), "hist.%llu_%llu", blo, bhi);
+		bench_emit(tag, what, (u64)(i - first) * 1000);
+		first = i;
+	}
+}
+
+/**
+ * bench_warm_ms() - length of a throughput command's warm-up run
+ * @c: the command
+ */
+u32 bench_warm_ms(const struct bench_cmd *c)
+{
+	return c->warm ?: max(c->ms / 4, 100U);
+}
+
+/**
+ * bench_warm_rounds() - round trips of a ping-pong command's warm-up run
+ * @c: the command
+ */
+u32 bench_warm_rounds(const struct bench_cmd *c)
+{
+	return c->warm ? min(c->warm, c->rounds) : c->rounds;
 }
 
 /**
@@ -103,20 +169,6 @@ u64 bench_rate_milli(u64 count, u64 ns)
 	/* count * 1e12 / ns without overflow for count < 2^34 */
 	return div64_u64(count * 1000000ULL, div64_u64(ns, 1000) ?: 1) *
 		1000;
-}
-
-/**
- * bench_sleep_poll() - one short sleep of a polling loop
- * @deadline: when the loop gives up
- *
- * Return: false once @deadline passed.
- */
-bool bench_sleep_poll(ktime_t deadline)
-{
-	if (ktime_after(ktime_get(), deadline))
-		return false;
-	usleep_range(10, 20);
-	return true;
 }
 
 static int parse_u32(const char *v, u32 *out)
@@ -180,6 +232,12 @@ static int bench_parse(char *line, struct bench_cmd *c)
 			err = parse_u32(v, &c->rounds);
 		else if (!strcmp(w, "reps"))
 			err = parse_u32(v, &c->reps);
+		else if (!strcmp(w, "warm"))
+			err = parse_u32(v, &c->warm);
+		else if (!strcmp(w, "vec_a"))
+			err = parse_u32(v, &c->vec_a);
+		else if (!strcmp(w, "vec_b"))
+			err = parse_u32(v, &c->vec_b);
 		else
 			err = -EINVAL;
 	}
@@ -188,7 +246,8 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	if (!c->size || c->size > BENCH_MAX_SIZE || !c->depth ||
 	    c->depth > 64 || !c->conns || c->conns > BENCH_MAX_CONNS ||
 	    !c->reps || c->reps > BENCH_MAX_REPS || !c->rounds ||
-	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000)
+	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000 ||
+	    c->warm > 60000)
 		return -ERANGE;
 	return 0;
 }
@@ -246,6 +305,8 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t len,
 		mutex_lock(&bench_mutex);
 		seq_buf_init(&bench_out, bench_outbuf, BENCH_OUT_SIZE);
 		err = bench_exec(c);
+		if (!err && seq_buf_has_overflowed(&bench_out))
+			err = -EOVERFLOW;	/* figures lost: a failure */
 		if (err)
 			seq_buf_printf(&bench_out, "# %s %s: error %d\n",
 				       c->verb, c->tag, err);
@@ -285,6 +346,7 @@ static int __init bench_init(void)
 		return -ENOMEM;
 	seq_buf_init(&bench_out, bench_outbuf, BENCH_OUT_SIZE);
 	bench_dir = debugfs_create_dir("kdapl_bench", NULL);
+	bench_cost_init();	/* before any command can run */
 	debugfs_create_file("ctl", 0600, bench_dir, NULL, &ctl_fops);
 	return 0;
 }
@@ -298,6 +360,7 @@ static void __exit bench_exit(void)
 	bench_dat_unserve();
 	bench_tcp_unserve();
 	mutex_unlock(&bench_mutex);
+	bench_cost_exit();
 	kvfree(bench_outbuf);
 }
 

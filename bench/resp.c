@@ -11,13 +11,14 @@
  * and accepts with the data LMR's rmr_context and address (struct
  * bench_pd_rep). The active end speaks first ("go": iWARP's responder
  * must not send before the initiator's first FPDU, RFC 5044, which siw
- * enforces); on it the responder sends its hello, posts the test's
- * receives and sends "ready". From then on the DTO upcall echoes
- * (ping-pong) or returns SEND credits by itself, and RDMA WRITE and READ
- * need nothing of it. DISCONNECTED or BROKEN hand the end to the work item, which frees
- * it. So the active end (dat.c) may be in this guest or in another one
- * (the two-guest topology of make bench), and both topologies measure the
- * same code.
+ * enforces); on it and the connection's ESTABLISHED, whichever comes
+ * last (on IB the "go" can overtake the RTU), the responder sends its
+ * hello, posts the test's receives and sends "ready". From then on the
+ * DTO upcall echoes (ping-pong) or returns SEND credits by itself, and
+ * RDMA WRITE and READ need nothing of it. DISCONNECTED or BROKEN hand the
+ * end to the work item, which frees it. So the active end (dat.c) may
+ * be in this guest or in another one (the two-guest topology of make
+ * bench), and both topologies measure the same code.
  *
  * Lifetimes and locking: the responders live from "respond" to
  * "unrespond" or unload, changed only under bench_mutex. A struct
@@ -85,6 +86,10 @@ struct bench_resp {
  * @recvd: receives completed (credit pacing); the DTO upcall's only
  *	(DAT_UPCALL_SINGLE_INSTANCE)
  * @started: the peer's "go" came; the DTO upcall's only
+ * @gate: the start waits for the "go" and the connection's ESTABLISHED,
+ *	whichever comes last starts: a DTO can arrive before the connection
+ *	event (on IB the "go" can overtake the RTU, and posting a send
+ *	before ESTABLISHED is DAT_INVALID_STATE)
  * @ending: on resp->gone or being freed (resp->lock)
  */
 struct bench_rconn {
@@ -100,6 +105,7 @@ struct bench_rconn {
 	struct bench_mem ctl;
 	u32 recvd;
 	bool started;
+	atomic_t gate;
 	bool ending;
 };
 
@@ -130,13 +136,19 @@ static void rconn_start(struct bench_rconn *rc)
 	DAT_LMR_TRIPLET t = bench_trip(&rc->ctl, 0, BENCH_HELLO_LEN);
 	u32 i;
 
-	rc->started = true;
 	if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
 		pr_warn_ratelimited("responder: hello not posted\n");
 	for (i = 0; i < rconn_recvs(rc); i++)
 		rconn_post_recv(rc);
 	if (dat_ep_post_send(rc->ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
 		pr_warn_ratelimited("responder: ready not posted\n");
+}
+
+/* The "go" and ESTABLISHED: the second of them starts. Either upcall. */
+static void rconn_gate(struct bench_rconn *rc)
+{
+	if (atomic_dec_and_test(&rc->gate))
+		rconn_start(rc);
 }
 
 /* Start; then echo, repost, return credits. Softirq, the EVD's CPU. */
@@ -159,7 +171,8 @@ static void rconn_dto_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	if (d->operation != DAT_DTO_RECEIVE)
 		return;
 	if (!rc->started) {
-		rconn_start(rc);
+		rc->started = true;
+		rconn_gate(rc);
 		return;
 	}
 	/*
@@ -189,8 +202,10 @@ static void rconn_conn_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	struct bench_rconn *rc = data;
 	struct bench_resp *rs = rc->resp;
 
-	if (ev->event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+	if (ev->event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+		rconn_gate(rc);
 		return;
+	}
 	spin_lock_bh(&rs->lock);
 	if (!rs->stopping && !rc->ending) {
 		rc->ending = true;
@@ -263,6 +278,7 @@ static void resp_take(struct bench_resp *rs, DAT_CR_HANDLE cr)
 		goto reject;
 	rc->resp = rs;
 	INIT_LIST_HEAD(&rc->node);
+	atomic_set(&rc->gate, 2);
 	err = rconn_parse(rc, cr);
 	if (err)
 		goto reject;
@@ -446,7 +462,8 @@ int bench_resp_start(const char *ia, u16 port)
 	rs->npending = 0;
 	rs->served = 0;
 	up = (DAT_UPCALL_OBJECT){ rs, resp_cr_upcall };
-	err = bench_listen_open(&rs->l, ia, port, &up);
+	err = bench_listen_open(&rs->l, ia, port, &up,
+				DAT_UPCALL_SINGLE_INSTANCE);
 	if (err)
 		memset(rs, 0, sizeof(*rs));
 	return err;

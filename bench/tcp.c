@@ -3,15 +3,17 @@
  * kdapl_bench.ko: the kernel TCP baseline over the same path.
  *
  * The active end of the TCP tests; the passive end is the TCP responder
- * ("respond tcp", tresp.c), in this guest or the other one. Each measured
- * run connects from the command's task (its namespace), sends the test's
- * header and then:
- *   stream: writes (blocking sendmsg) until the deadline, FIN, and times
- *           first byte to the responder's byte count (every byte arrived)
+ * ("respond tcp", tresp.c), in this guest or the other one. The stream
+ * and ping-pong commands connect once from the command's task (its
+ * namespace), as the RDMA tests do, send the test's header and then run
+ * the warm-up and every measured run over that connection:
+ *   stream: writes messages of the size (blocking sendmsg) until the
+ *           deadline, the last one marked, and times first byte to the
+ *           responder's count of the run's bytes (every byte arrived)
  *   lat:    ping-pong, the active end event-driven as kdapl's upcalls
  *           are: data_ready queues a work that reads (MSG_DONTWAIT) and
  *           answers (tcp_lat())
- *   conn:   connect and close, the connect timed
+ *   conn:   connect and close, the connect timed, a socket per round
  * Nagle is off on both ends.
  *
  * "serve tcp port=<n>", from a task in the peer namespace, makes a
@@ -224,34 +226,53 @@ static int tcp_open(const struct bench_cmd *cmd, u32 mode,
 	return err;
 }
 
-static int tcp_stream(const struct bench_cmd *cmd, u8 *buf, bool report)
+/*
+ * One connection for the command's runs, as the RDMA tests keep theirs:
+ * each run writes messages of the size until the deadline, the last one
+ * marked (its first byte 1), and is timed from the first byte to the
+ * responder's count of the run's bytes (every byte arrived).
+ */
+static int tcp_stream(const struct bench_cmd *cmd, u8 *buf)
 {
+	struct bench_cost cost;
 	struct socket *sa;
 	ktime_t start, deadline;
-	u64 sent = 0, ns;
+	u64 sent, ns;
 	__le64 acked;
+	bool last;
+	u32 rep;
 	int err;
 
 	err = tcp_open(cmd, BENCH_TCP_STREAM, &sa);
 	if (err)
 		return err;
-	start = ktime_get();
-	deadline = ktime_add_ms(start, report ? cmd->ms :
-				max(cmd->ms / 4, 100U));
-	while (!err && ktime_before(ktime_get(), deadline)) {
-		err = bench_tcp_send_all(sa, buf, cmd->size);
-		sent += cmd->size;
+	/* rep 0 is the warm-up, not reported */
+	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		bench_cost_start(&cost);
+		start = ktime_get();
+		deadline = ktime_add_ms(start, rep ? cmd->ms :
+					bench_warm_ms(cmd));
+		sent = 0;
+		do {
+			last = !ktime_before(ktime_get(), deadline);
+			buf[0] = last;
+			err = bench_tcp_send_all(sa, buf, cmd->size);
+			sent += cmd->size;
+		} while (!err && !last);
+		if (!err && bench_tcp_recv_all(sa, &acked, sizeof(acked)) !=
+		    sizeof(acked))
+			err = -EIO;
+		if (!err && le64_to_cpu(acked) != sent)
+			err = -EPROTO;
+		ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+		if (err || !rep)
+			continue;
+		bench_cost_emit(cmd->tag, &cost, div_u64(sent, cmd->size),
+				sent);
+		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL, ns ?: 1));
 	}
 	if (!err)
 		kernel_sock_shutdown(sa, SHUT_WR);
-	if (!err && bench_tcp_recv_all(sa, &acked, sizeof(acked)) !=
-	    sizeof(acked))
-		err = -EIO;
-	if (!err && le64_to_cpu(acked) != sent)
-		err = -EPROTO;
-	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
-	if (!err && report)
-		bench_emit(cmd->tag, "", div64_u64(sent * 1000000ULL, ns ?: 1));
 	sock_release(sa);
 	return err;
 }
@@ -272,8 +293,10 @@ static int tcp_stream(const struct bench_cmd *cmd, u8 *buf, bool report)
  * @done: completed by the active end after the last round, or on error
  * @err: first error of either end
  *
- * Only @work touches the fields below @data_ready, one run at a time;
- * the command waits on @done and then cancels the works.
+ * During a run only @work touches the fields below @data_ready; between
+ * runs (@work idle: it sends nothing after the last round) the command
+ * resets @round, @rounds and @t0 before the send that starts the next
+ * run, and cancels the work at the end.
  */
 struct bench_tpp {
 	struct socket *sock;
@@ -376,16 +399,20 @@ static void tpp_detach(struct bench_tpp *e)
 }
 
 /*
- * Ping-pong over one connection to the responder (which echoes), the
- * active end event-driven as kdapl's is: the socket's data_ready queues a
- * work (on the CPU the data arrived on, like kiwarp's receive work) that
- * reads with MSG_DONTWAIT, times the round trip and sends the next.
+ * Ping-pong over one connection to the responder (which echoes) for all
+ * the command's runs, the active end event-driven as kdapl's is: the
+ * socket's data_ready queues a work (on the CPU the data arrived on, like
+ * kiwarp's receive work) that reads with MSG_DONTWAIT, times the round
+ * trip and sends the next. A run ends with the work idle (it sends
+ * nothing after the last round), so the next run starts from here.
  */
-static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt, bool report)
+static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
+	struct bench_cost cost;
 	struct bench_tpp *a;
 	int err = 0, run_err = 0;
+	u32 rep;
 
 	if (cmd->size > BENCH_TCP_CHUNK)
 		return -EINVAL;
@@ -403,20 +430,31 @@ static int tcp_lat(const struct bench_cmd *cmd, u64 *rtt, bool report)
 	}
 	a->active = true;
 	a->rtt = rtt;
-	a->rounds = cmd->rounds;
 	a->size = cmd->size;
 	a->done = &done;
 	a->err = &run_err;
 	tpp_attach(a);
-	a->t0 = ktime_get();
-	err = bench_tcp_send_all(a->sock, a->buf, a->size);
-	if (!err && !wait_for_completion_timeout(&done,
-						 msecs_to_jiffies(60000)))
-		err = -ETIMEDOUT;
+	/* rep 0 is the warm-up, not reported */
+	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		err = run_err;	/* the responder failed between runs */
+		if (err)
+			break;
+		reinit_completion(&done);
+		a->round = 0;
+		a->rounds = rep ? cmd->rounds : bench_warm_rounds(cmd);
+		bench_cost_start(&cost);
+		a->t0 = ktime_get();
+		err = bench_tcp_send_all(a->sock, a->buf, a->size);
+		if (!err &&
+		    !wait_for_completion_timeout(&done, msecs_to_jiffies(60000)))
+			err = -ETIMEDOUT;
+		err = err ?: run_err;
+		if (err || !rep)
+			continue;
+		bench_cost_emit(cmd->tag, &cost, a->rounds, 0);
+		bench_emit_lat(cmd->tag, rtt, a->rounds);
+	}
 	tpp_detach(a);
-	err = err ?: run_err;
-	if (!err && report)
-		bench_emit_lat(cmd->tag, rtt, cmd->rounds);
 out_free:
 	if (a && a->sock)
 		sock_release(a->sock);
@@ -478,16 +516,15 @@ int bench_tcp_run(const struct bench_cmd *cmd)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (rep = 0; !err && rep <= cmd->reps; rep++) {
-		if (!strcmp(cmd->test, "stream"))
-			err = tcp_stream(cmd, buf, rep);
-		else if (!strcmp(cmd->test, "lat"))
-			err = tcp_lat(cmd, rtt, rep);
-		else if (!strcmp(cmd->test, "conn"))
+	if (!strcmp(cmd->test, "stream"))
+		err = tcp_stream(cmd, buf);
+	else if (!strcmp(cmd->test, "lat"))
+		err = tcp_lat(cmd, rtt);
+	else if (!strcmp(cmd->test, "conn"))
+		for (rep = 0; !err && rep <= cmd->reps; rep++)
 			err = tcp_conn(cmd, rep);
-		else
-			err = -EINVAL;
-	}
+	else
+		err = -EINVAL;
 out:
 	kvfree(rtt);
 	kvfree(buf);

@@ -7,8 +7,9 @@
  * "respond tcp port=<n>" listens on <n> in the caller's namespace; an
  * acceptor kthread gives each connection a kthread of its own, which
  * reads the test's header (struct bench_tcp_hdr) and then either sinks
- * the stream until the peer's FIN and answers with the byte count, or
- * echoes messages of the header's size until the peer closes. Blocking
+ * messages of the header's size, answering with a run's byte count after
+ * the run's last (marked) message, or echoes messages of the header's
+ * size; until the peer closes. Blocking
  * reads, as sockperf's server does; the active end (tcp.c) is driven by
  * data_ready, as kdapl's upcalls are.
  *
@@ -96,14 +97,20 @@ static void tconn_end(struct bench_tconn *c)
 	kfree(c);
 }
 
-/* Sink until FIN, then the count; or echo until the peer closes. */
+/*
+ * Stream: sink messages of the size, answering each run's byte count
+ * after its last message (first byte 1); or echo messages of the size.
+ * Either until the peer closes.
+ */
 static void tconn_serve(struct bench_tconn *c)
 {
 	struct bench_tcp_hdr h;
 	struct msghdr m = {};
 	struct kvec v;
+	u32 size, off = 0;
+	bool last = false;
 	u64 total = 0;
-	u32 size;
+	__le64 t;
 	int n;
 
 	if (bench_tcp_recv_all(c->sock, &h, sizeof(h)) != sizeof(h))
@@ -111,19 +118,28 @@ static void tconn_serve(struct bench_tconn *c)
 	size = le32_to_cpu(h.size);
 	switch (le32_to_cpu(h.mode)) {
 	case BENCH_TCP_STREAM:
+		if (!size || size > BENCH_MAX_SIZE)
+			break;
 		for (;;) {
+			/* never past the message: its end is looked for */
 			v.iov_base = c->buf;
-			v.iov_len = BENCH_TCP_CHUNK;
-			n = kernel_recvmsg(c->sock, &m, &v, 1, BENCH_TCP_CHUNK,
-					   0);
+			v.iov_len = min_t(u32, size - off, BENCH_TCP_CHUNK);
+			n = kernel_recvmsg(c->sock, &m, &v, 1, v.iov_len, 0);
 			if (n <= 0)
 				break;
+			if (!off)
+				last = c->buf[0];
+			off += n;
 			total += n;
-		}
-		if (!n) {
-			__le64 t = cpu_to_le64(total);
-
-			bench_tcp_send_all(c->sock, &t, sizeof(t));
+			if (off < size)
+				continue;
+			off = 0;
+			if (!last)
+				continue;
+			t = cpu_to_le64(total);
+			total = 0;
+			if (bench_tcp_send_all(c->sock, &t, sizeof(t)))
+				break;
 		}
 		break;
 	case BENCH_TCP_ECHO:

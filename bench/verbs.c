@@ -6,9 +6,10 @@
  *
  * Like dat.c, both ends live here and everything after the connection
  * runs from completion callbacks: a CQ per end polled in softirq
- * (IB_POLL_SOFTIRQ); the active end times a round from its send to its
- * receive completion and starts the next round from the callback, the
- * passive end echoes from its receive callback. Buffers are kmalloc'd
+ * (IB_POLL_SOFTIRQ), on the vectors the command names (vec_a, vec_b;
+ * default 0, both on kiwarp's CPU 0); the active end times a round
+ * from its send to its receive completion and starts the next round from
+ * the callback, the passive end echoes from its receive callback. Buffers are kmalloc'd
  * and DMA-mapped, used with the PD's local_dma_lkey.
  *
  * Lifetime: struct bench_vrun and its two ends live for one command; the
@@ -37,6 +38,7 @@
  * @buf: @len bytes: send from the first half, receive into the second
  * @dma: @buf's DMA address
  * @len: size of @buf
+ * @vec: its CQ's completion vector (modulo the device's)
  * @scqe: completion context of its sends
  * @rcqe: completion context of its receives
  */
@@ -48,6 +50,7 @@ struct bench_vend {
 	u8 *buf;
 	u64 dma;
 	size_t len;
+	u32 vec;
 	struct ib_cqe scqe;
 	struct ib_cqe rcqe;
 };
@@ -235,7 +238,8 @@ static int v_end_setup(struct bench_vend *e, struct bench_vrun *r,
 		e->pd = NULL;
 		return err;
 	}
-	e->cq = ib_alloc_cq(dev, e, 16, 0, IB_POLL_SOFTIRQ);
+	e->cq = ib_alloc_cq(dev, e, 16, e->vec % dev->num_comp_vectors,
+			    IB_POLL_SOFTIRQ);
 	if (IS_ERR(e->cq)) {
 		err = PTR_ERR(e->cq);
 		e->cq = NULL;
@@ -345,6 +349,7 @@ int bench_verbs_run(const struct bench_cmd *cmd)
 {
 	struct net *net = *cmd->ia_a && !strcmp(cmd->ia_a, cmd->ia_b) ?
 			  current->nsproxy->net_ns : bench_peer_net();
+	struct bench_cost cost;
 	struct bench_vrun *r;
 	u32 rep;
 	int err;
@@ -366,11 +371,18 @@ int bench_verbs_run(const struct bench_cmd *cmd)
 	init_completion(&r->done);
 	r->size = cmd->size;
 	r->rounds = cmd->rounds;
+	r->a.vec = cmd->vec_a;
+	r->b.vec = cmd->vec_b;
 	err = v_connect(r, cmd, net);
+	/* rep 0 is the warm-up, not reported */
 	for (rep = 0; !err && rep <= cmd->reps; rep++) {
+		r->rounds = rep ? cmd->rounds : bench_warm_rounds(cmd);
+		bench_cost_start(&cost);
 		err = v_rounds(r);
-		if (!err && rep)
-			bench_emit_lat(cmd->tag, r->rtt, r->rounds);
+		if (err || !rep)
+			continue;
+		bench_cost_emit(cmd->tag, &cost, r->rounds, 0);
+		bench_emit_lat(cmd->tag, r->rtt, r->rounds);
 	}
 	if (r->a.id && r->b.id) {
 		rdma_disconnect(r->a.id);

@@ -10,8 +10,8 @@
 #   scripts/bench.sh [--quick] [--flavour perf|debug] [--profile REGEX]
 #                    [--topology a|b|both]
 #
-# --quick: one measured run per figure, short runs (a smoke test of the
-# harness, numbers not meaningful). --flavour debug: the debug kernel
+# --quick: three short rounds per figure (a smoke test of the harness,
+# numbers not meaningful). --flavour debug: the debug kernel
 # (numbers not meaningful either). --profile REGEX: only the commands
 # matching REGEX (e.g. 'ours.write.65536'), each under `perf record -a
 # -g` in the guest; build/bench/profile-<tag>.txt get perf's report.
@@ -58,14 +58,19 @@ cmake --build "$top/build/tools" --target kdapl-bench -j"$(nproc)" \
 
 if [ "$quick" -eq 1 ]; then
 	cat >"$run/bench.conf" <<'CONF'
-REPS=1
+REPS=3
 MS=200
-ROUNDS=200
+WARM_MS=100
+ROUNDS=500
+WARM_ROUNDS=100
 SETUPS=3
 SIZES="4096 65536"
-SEND_SIZES="4096"
 LAT_SIZES="64"
 SCALE_CONNS="1 2"
+SWEEP_REPS=1
+SWEEP_SIZES="1024"
+SWEEP_DEPTHS="1 64"
+SWEEP_CONNS="8"
 CONF
 else
 	rm -f "$run/bench.conf"

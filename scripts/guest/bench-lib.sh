@@ -3,9 +3,11 @@
 # pair-bench.sh): each writes one command to kdapl_bench's ctl file and
 # appends its figures to $RAW. Needs CTL, RAW, OUT.
 
-# bench <command...>: run one command, append its figures to $RAW.
+# bench <command...>: run one command, append its figures to $RAW,
+# each marked with the round "@$ROUND" when ROUND is set (interleave).
 # ONLY (bench.conf), an extended regex, skips commands that do not match.
 ONLY=${ONLY:-}
+ROUND=
 bench() {
 	local t0=$SECONDS
 	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
@@ -16,13 +18,41 @@ bench() {
 		return 0
 	fi
 	if echo "$*" >"$CTL"; then
-		cat "$CTL" >>"$RAW"
+		if [ -n "$ROUND" ]; then
+			sed "/^#/!s/\$/ @$ROUND/" "$CTL" >>"$RAW"
+		else
+			cat "$CTL" >>"$RAW"
+		fi
 	else
 		echo "# failed: $*" >>"$RAW"
 		cat "$CTL" >>"$RAW"
 		echo "kdapl-bench: failed: $*"
 	fi
 	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
+}
+
+# interleave <command>...: $REPS rounds; in each, one measured run of
+# every command (reps=1, after the command's own connection and warm-up),
+# one after the other, the order reversed every other round (A B C,
+# C B A, ...) so that a drift of the machine favours no stack. Figures
+# carry their round: tools/bench pairs the runs of one round.
+interleave() {
+	local -a cmds=("$@")
+	local n=$# r i c
+
+	for ((r = 1; r <= REPS; r++)); do
+		ROUND=$r
+		for ((i = 0; i < n; i++)); do
+			if ((r % 2)); then
+				c=${cmds[i]}
+			else
+				c=${cmds[n - 1 - i]}
+			fi
+			# shellcheck disable=SC2086 # words of one command
+			bench $c reps=1
+		done
+	done
+	ROUND=
 }
 
 # --profile: the command under perf (cpu-clock samples of every CPU, call

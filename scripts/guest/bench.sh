@@ -6,26 +6,31 @@
 # set up the test hosts, load kdapl, kiwarp and kdapl_bench, make the
 # passive ends (responders, setup-test PSPs) from namespace b and run
 # every measurement through
-# /sys/kernel/debug/kdapl_bench/ctl. Raw figures ("<figure> <value>",
-# one line per measured run) go to $KDAPL_RUN/out/bench.raw; the host
-# turns them into the table, bench.json and the plot.
+# /sys/kernel/debug/kdapl_bench/ctl. Raw figures ("<figure> <value>
+# @<round>", one line per measured run) go to $KDAPL_RUN/out/bench.raw;
+# the host turns them into the table, bench.json and the plot.
 #
-# $KDAPL_RUN/bench.conf may set REPS, MS, ROUNDS, SETUPS, SIZES,
-# SEND_SIZES, LAT_SIZES, SCALE_CONNS, ONLY (quick runs on the debug kernel).
+# $KDAPL_RUN/bench.conf may set REPS, MS, WARM_MS, ROUNDS, WARM_ROUNDS,
+# SETUPS, SIZES, LAT_SIZES, SCALE_CONNS, SWEEP_* , ONLY (quick runs).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/bench-lib.sh"
 
-REPS=5			# measured runs per figure, after one warm-up run
+REPS=10			# rounds: measured runs per figure, interleaved
 MS=1000			# duration of one throughput run
+WARM_MS=250		# its warm-up, on the same connection
 ROUNDS=10000		# ping-pong round trips per run
+WARM_ROUNDS=2000	# warm-up round trips
 SETUPS=20		# connections per setup-rate run
 SIZES="4096 65536 1048576"
-SEND_SIZES="4096 65536 1048576"
 LAT_SIZES="64 4096"
 SCALE_CONNS="1 2 4"
 SCALE_SIZE=4096
 DEPTH=16
+SWEEP_REPS=5		# rounds of the sweeps
+SWEEP_SIZES="64 256 1024 16384 262144"
+SWEEP_DEPTHS="1 4 16 64"
+SWEEP_CONNS="1 2 4 8"
 [ -r "$KDAPL_RUN/bench.conf" ] && . "$KDAPL_RUN/bench.conf"
 
 RAW=$OUT/bench.raw
@@ -45,6 +50,7 @@ SIW_SETUP="ia_a=siwA ia_b=siwB addr=$HOST_B_ADDR port=7002"
 SCONN_PORT=7004
 VERBS_PORT=7005
 RXE_VERBS_PORT=7015
+VERBS="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$VERBS_PORT"
 
 # In namespace b without a new mount namespace (debugfs stays visible):
 # siw listens in the namespace of the task that calls rdma_listen.
@@ -70,7 +76,7 @@ load_stack() {
 }
 
 unload_stack() {
-	echo unrespond >"$CTL" && cat "$CTL" | sed 's/^/# /' >>"$RAW"
+	echo unrespond >"$CTL" && sed 's/^/# /' "$CTL" >>"$RAW"
 	echo unserve >"$CTL"
 	rmmod kdapl_bench
 	rmmod kdapl
@@ -89,54 +95,80 @@ add_kiwarp_device || echo "kdapl-bench: rdma link add kw0..kw2 failed"
 load_stack || echo "kdapl-bench: loading kdapl/kdapl_bench failed"
 serve_all
 
-common="reps=$REPS ms=$MS depth=$DEPTH"
+# Every comparison is interleaved (bench-lib.sh): one measured run of each
+# stack per round, REPS rounds, so a ratio pairs runs taken seconds apart.
+common="ms=$MS warm=$WARM_MS depth=$DEPTH"
 for s in $SIZES; do
-	bench dat test=write $OURS $common size=$s tag=ours.write.$s
-	bench dat test=write $SIW $common size=$s tag=siw.write.$s
-	bench dat test=read $OURS $common size=$s tag=ours.read.$s
-	bench dat test=read $SIW $common size=$s tag=siw.read.$s
-	bench tcp test=stream $TCP $common size=$s tag=tcp.stream.$s
-done
-for s in $SEND_SIZES; do
-	bench dat test=send $OURS $common size=$s tag=ours.send.$s
-	bench dat test=send $SIW $common size=$s tag=siw.send.$s
+	c="$common size=$s"
+	interleave "dat test=write $OURS $c tag=ours.write.$s" \
+		"dat test=write $SIW $c tag=siw.write.$s" \
+		"tcp test=stream $TCP $c tag=tcp.stream.$s" \
+		"dat test=read $OURS $c tag=ours.read.$s" \
+		"dat test=read $SIW $c tag=siw.read.$s" \
+		"dat test=send $OURS $c tag=ours.send.$s" \
+		"dat test=send $SIW $c tag=siw.send.$s"
 done
 for s in $LAT_SIZES; do
-	lat="reps=$REPS rounds=$ROUNDS size=$s"
-	bench dat test=lat $OURS $lat tag=ours.lat.$s
-	bench dat test=lat $SIW $lat tag=siw.lat.$s
-	bench tcp test=lat $TCP $lat tag=tcp.lat.$s
-	bench verbs test=lat ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR \
-		port=$VERBS_PORT $lat tag=ours.verbs.lat.$s
-	# RoCE: the DAT layer's cost over a second transport
-	bench dat test=lat $RXE $lat tag=rxe.lat.$s
-	bench verbs test=lat ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR \
-		port=$RXE_VERBS_PORT $lat tag=rxe.verbs.lat.$s
+	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=$s"
+	# RoCE too: the DAT layer's cost over a second transport
+	# raw verbs with both CQs on CPU 0, and on CPUs 0 and 1
+	interleave "dat test=lat $OURS $lat tag=ours.lat.$s" \
+		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=ours.verbs.lat.$s" \
+		"verbs test=lat $VERBS vec_a=0 vec_b=1 $lat tag=ours.verbsx.lat.$s" \
+		"tcp test=lat $TCP $lat tag=tcp.lat.$s" \
+		"dat test=lat $SIW $lat tag=siw.lat.$s" \
+		"dat test=lat $RXE $lat tag=rxe.lat.$s" \
+		"verbs test=lat ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR port=$RXE_VERBS_PORT $lat tag=rxe.verbs.lat.$s"
 done
-setup="reps=$REPS rounds=$SETUPS"
-bench dat test=conn $OURS_SETUP $setup tag=ours.conn
-bench dat test=sconn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$SCONN_PORT \
-	$setup tag=ours.sconn
-bench dat test=conn $SIW_SETUP $setup tag=siw.conn
-bench tcp test=conn $TCP $setup tag=tcp.conn
+setup="rounds=$SETUPS"
+interleave "dat test=conn $OURS_SETUP $setup tag=ours.conn" \
+	"dat test=sconn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$SCONN_PORT $setup tag=ours.sconn" \
+	"dat test=conn $SIW_SETUP $setup tag=siw.conn" \
+	"tcp test=conn $TCP $setup tag=tcp.conn"
 
-# Completion scaling: per-CPU spreading on (all CPUs), then off (CPU 0).
-for n in $SCALE_CONNS; do
-	bench dat test=write $OURS $common size=$SCALE_SIZE conns=$n \
-		tag=scale.on.$n
+# Sweeps, fewer rounds: message size (ours' WRITE against the TCP stream),
+# queue depth and connections at once (ours' 64 KiB WRITE).
+sweep() {
+	local REPS=$SWEEP_REPS
+
+	interleave "$@"
+}
+for s in $SWEEP_SIZES; do
+	sweep "dat test=write $OURS $common size=$s tag=ours.write.$s" \
+		"tcp test=stream $TCP $common size=$s tag=tcp.stream.$s"
 done
+cmds=()
+for d in $SWEEP_DEPTHS; do
+	cmds+=("dat test=write $OURS ms=$MS warm=$WARM_MS depth=$d size=65536 tag=sweep.depth.$d")
+done
+sweep "${cmds[@]}"
+cmds=()
+for n in $SWEEP_CONNS; do
+	cmds+=("dat test=write $OURS $common size=65536 conns=$n tag=sweep.conns.$n")
+done
+sweep "${cmds[@]}"
+
+# Completion scaling: per-CPU spreading on (all CPUs), then off (CPU 0);
+# on and off are runs of two module loads (rounds paired by number).
+scale=""
+for n in $SCALE_CONNS; do
+	scale="$scale|dat test=write $OURS $common size=$SCALE_SIZE conns=$n tag=scale.on.$n"
+done
+IFS='|' read -r -a cmds <<<"${scale#|}"
+interleave "${cmds[@]}"
 unload_stack
 load_stack cpus=0 || echo "kdapl-bench: reloading kdapl cpus=0 failed"
 serve_all
-for n in $SCALE_CONNS; do
-	bench dat test=write $OURS $common size=$SCALE_SIZE conns=$n \
-		tag=scale.off.$n
-done
-# The ping-pong again with every EVD on CPU 0: what cross-CPU dispatch
-# (an IPI per event) costs the DAT path next to raw verbs.
+scale=${scale//scale.on./scale.off.}
+IFS='|' read -r -a cmds <<<"${scale#|}"
+interleave "${cmds[@]}"
+# The ping-pong with every EVD on CPU 0, the CPU of vector 0, where the
+# verbs test's CQs are: the DAT layer at the verbs test's placement,
+# against verbs runs of the same rounds.
 for s in $LAT_SIZES; do
-	bench dat test=lat $OURS reps=$REPS rounds=$ROUNDS size=$s \
-		tag=ours1cpu.lat.$s
+	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=$s"
+	interleave "dat test=lat $OURS $lat tag=ours1cpu.lat.$s" \
+		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=ours1cpu.verbs.lat.$s"
 done
 unload_stack
 rmmod kiwarp

@@ -430,8 +430,18 @@ kiwarp_wire_user_suite() {
 # reports its figures, and that the responders served each connection.
 # Needs kdapl, kiwarp, kw1/kw2.
 BENCH_CTL=/sys/kernel/debug/kdapl_bench/ctl
+# bench_cmd <command> <figure regex>...: the command succeeds and reports
+# every figure
 bench_cmd() {
-	echo "$1" >"$BENCH_CTL" && grep -qE "^$2 [0-9]+\.[0-9]{3}$" "$BENCH_CTL"
+	local f
+
+	echo "$1" >"$BENCH_CTL" || return 1
+	shift
+	for f in "$@"; do
+		grep -qE "^$f [0-9]+\.[0-9]{3}$" "$BENCH_CTL" ||
+			{ echo "kdapl-guest: no figure $f"; cat "$BENCH_CTL";
+			  return 1; }
+	done
 }
 bench_in_b() {
 	nsenter --net=/run/netns/b sh -c "echo '$1' >$BENCH_CTL"
@@ -442,8 +452,9 @@ bench_smoke_load() {
 	bench_in_b "respond tcp port=7802" &&
 	bench_in_b "serve ia=kw2 port=7801"
 }
-# The DAT responder served the ping-pong and the write (one connection
-# each), the TCP one the ping-pong (1 warm-up + 1 measured run).
+# The DAT responder served the ping-pong and the write, the TCP one the
+# ping-pong and the stream: one connection each, the warm-up and every
+# measured run on it.
 bench_smoke_unload() {
 	echo unrespond >"$BENCH_CTL" &&
 	grep -qx "kw2.served 2.000" "$BENCH_CTL" &&
@@ -454,19 +465,26 @@ bench_smoke_unload() {
 kdapl_bench_smoke_suite() {
 	local ours="ia_a=kw1 addr=$KW2_ADDR port=7803"
 	local setup="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
-	ktap_suite kdapl_bench_smoke 6
+	ktap_suite kdapl_bench_smoke 7
 	ktap_check load_and_serve bench_smoke_load
+	# percentiles, the histogram the host pools, the run's CPU cost
 	ktap_check dat_pingpong bench_cmd \
-		"dat test=lat $ours size=64 rounds=20 reps=1 tag=s.lat" \
-		's\.lat\.median'
+		"dat test=lat $ours size=64 rounds=20 warm=5 reps=1 tag=s.lat" \
+		's\.lat\.median' 's\.lat\.p999' 's\.lat\.stalls' \
+		's\.lat\.hist\.[0-9]+_[0-9]+' 's\.lat\.us_per_op' \
+		's\.lat\.cs_per_op' 's\.lat\.ipi_per_op'
 	ktap_check dat_rdma_write_64k bench_cmd \
 		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
-		's\.write'
+		's\.write' 's\.write\.us_per_mb' 's\.write\.cpus'
 	ktap_check dat_setup_rate bench_cmd \
 		"dat test=conn $setup rounds=2 reps=1 tag=s.conn" 's\.conn'
 	ktap_check tcp_pingpong bench_cmd \
-		"tcp test=lat addr=$KW2_ADDR port=7802 size=64 rounds=20 reps=1 tag=s.tcp" \
-		's\.tcp\.median'
+		"tcp test=lat addr=$KW2_ADDR port=7802 size=64 rounds=20 reps=2 tag=s.tcp" \
+		's\.tcp\.median' 's\.tcp\.us_per_op'
+	# one connection, three runs, each ended by the responder's count
+	ktap_check tcp_stream_64k bench_cmd \
+		"tcp test=stream addr=$KW2_ADDR port=7802 size=65536 ms=100 warm=50 reps=2 tag=s.stream" \
+		's\.stream' 's\.stream\.us_per_mb'
 	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }

@@ -6,22 +6,24 @@
 # joined by a virtual wire (scripts/run-guest-pair.sh). b is the passive
 # end: kiwarp device kwB on eth0, kdapl_bench's DAT responder on it and
 # its TCP responder. a measures, as topology (a) does, DAT over kiwarp
-# (kwA) and kernel TCP on the same wire, one after the other for each
-# size; every figure goes to a's $OUT/bench.raw named "pair.<figure>"
-# (tools/bench reads the two topologies from one file).
+# (kwA) and kernel TCP on the same wire, interleaved round by round;
+# every figure goes to a's $OUT/bench.raw named "pair.<figure>"
+# (tools/bench reads the two topologies from one file). Costs are a's
+# only (b's CPU serves the responders).
 #
-# $KDAPL_RUN/bench.conf may set REPS, MS, ROUNDS, SIZES, SEND_SIZES,
-# LAT_SIZES, DEPTH (scripts/bench.sh writes it for --quick).
+# $KDAPL_RUN/bench.conf may set REPS, MS, WARM_MS, ROUNDS, WARM_ROUNDS,
+# SIZES, LAT_SIZES, DEPTH (scripts/bench.sh writes it for --quick).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/pair-lib.sh"
 . "$KDAPL_SRC/scripts/guest/bench-lib.sh"
 
-REPS=5
+REPS=10			# rounds, as topology (a)
 MS=1000
+WARM_MS=250
 ROUNDS=10000
+WARM_ROUNDS=2000
 SIZES="4096 65536 1048576"
-SEND_SIZES="4096 65536 1048576"
 # 64 B only: a 4 KiB ping-pong across the wire stalled for its 60 s
 # time-out with kernel TCP and with kDAPL alike (first full run, 2026-11-26;
 # not investigated: the stream netdev or virtio are suspects, not kiwarp).
@@ -41,7 +43,7 @@ pb_modules() {
 pb_side_a() {
 	local OURS="ia_a=kwA addr=$PAIR_B_ADDR port=7011"
 	local TCP="addr=$PAIR_B_ADDR port=7003"
-	local common="reps=$REPS ms=$MS depth=$DEPTH" s lat
+	local common="ms=$MS warm=$WARM_MS depth=$DEPTH" s c lat
 
 	: >"$RAW"
 	echo "# pair cpus $(nproc) kernel $(uname -r)" >>"$RAW"
@@ -50,18 +52,18 @@ pb_side_a() {
 		{ echo "# failed: side a setup" >>"$RAW"; return 1; }
 	pair_wait b-ready 300 && pair_ping "$PAIR_B_ADDR" ||
 		{ echo "# failed: no side b" >>"$RAW"; return 1; }
+	# interleaved as in topology (a) (bench-lib.sh)
 	for s in $SIZES; do
-		bench dat test=write $OURS $common size=$s tag=pair.ours.write.$s
-		bench tcp test=stream $TCP $common size=$s tag=pair.tcp.stream.$s
-		bench dat test=read $OURS $common size=$s tag=pair.ours.read.$s
-	done
-	for s in $SEND_SIZES; do
-		bench dat test=send $OURS $common size=$s tag=pair.ours.send.$s
+		c="$common size=$s"
+		interleave "dat test=write $OURS $c tag=pair.ours.write.$s" \
+			"tcp test=stream $TCP $c tag=pair.tcp.stream.$s" \
+			"dat test=read $OURS $c tag=pair.ours.read.$s" \
+			"dat test=send $OURS $c tag=pair.ours.send.$s"
 	done
 	for s in $LAT_SIZES; do
-		lat="reps=$REPS rounds=$ROUNDS size=$s"
-		bench dat test=lat $OURS $lat tag=pair.ours.lat.$s
-		bench tcp test=lat $TCP $lat tag=pair.tcp.lat.$s
+		lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=$s"
+		interleave "dat test=lat $OURS $lat tag=pair.ours.lat.$s" \
+			"tcp test=lat $TCP $lat tag=pair.tcp.lat.$s"
 	done
 	pair_post a-done
 }

@@ -1,5 +1,6 @@
 // kdapl-bench: raw figures of a `make bench` guest run -> terminal
-// table, bench.json and a gnuplot script for the throughput plot.
+// table, bench.json and a gnuplot script for the plot of the paired
+// ratios with their intervals.
 //
 //   kdapl-bench --raw bench.raw [--json out.json] [--plot prefix]
 //               [--flavour perf]
@@ -65,17 +66,18 @@ int main(int argc, char **argv)
 	using namespace kdapl::bench;
 	Raw raw = parse_raw(ss.str());
 	auto stats = stats_of(raw);
-	auto rs = ratios(stats);
-	std::cout << table(stats, rs);
+	auto rs = ratios(raw);
+	auto pl = pooled(raw);
+	std::cout << table(stats, rs, pl);
 	for (const auto &c : raw.comments)
 		std::cout << "# " << c << "\n";
 	if (!json_path.empty() &&
-	    !write_file(json_path, json(stats, rs, raw, flavour))) {
+	    !write_file(json_path, json(raw, stats, rs, pl, flavour))) {
 		std::cerr << "kdapl-bench: cannot write " << json_path << "\n";
 		return 2;
 	}
 	if (!plot_prefix.empty() &&
-	    !write_file(plot_prefix + ".gp", plot_script(stats, plot_prefix))) {
+	    !write_file(plot_prefix + ".gp", plot_script(rs, plot_prefix))) {
 		std::cerr << "kdapl-bench: cannot write the plot script\n";
 		return 2;
 	}

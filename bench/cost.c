@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_bench.ko: what one measured run costs the whole guest.
+ *
+ * Snapshots, taken right before and right after a measured run (warm-up,
+ * connection setup and teardown outside), of counters the guest's /proc
+ * files show: busy time of every CPU (/proc/stat's user, nice, system,
+ * irq and softirq, read as /proc/stat does; tick-sampled at HZ in the
+ * test kernels), network softirqs (/proc/softirqs
+ * NET_RX + NET_TX), reschedule and function-call IPIs and irq_work
+ * self-interrupts (/proc/interrupts RES, CAL, IWI; x86 only) and context
+ * switches (/proc/stat ctxt, counted here from the sched_switch
+ * tracepoint: the kernel does not export its own sum). Both ends of a
+ * connection in one guest are both in the figures; in the two-guest
+ * topology only the measuring guest's end is.
+ *
+ * Lifetime: the tracepoint probe is registered at module load and
+ * unregistered (and waited for) at unload; the per-CPU counter it bumps
+ * is module data.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/interrupt.h>
+#include <linux/kernel_stat.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#ifdef CONFIG_X86
+#include <asm/hardirq.h>
+#endif
+
+#include "bench.h"
+
+static DEFINE_PER_CPU(u64, bench_switches);
+static struct tracepoint *bench_tp_switch;
+
+static void bench_on_switch(void *data, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	this_cpu_inc(bench_switches);
+}
+
+static void bench_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/**
+ * bench_cost_init() - count context switches from now on
+ *
+ * Without the tracepoint (a kernel without CONFIG_TRACEPOINTS) runs
+ * report no "cs_per_op".
+ */
+void bench_cost_init(void)
+{
+	struct tracepoint *tp = NULL;
+
+	for_each_kernel_tracepoint(bench_find_tp, &tp);
+	if (tp && !tracepoint_probe_register(tp, bench_on_switch, NULL))
+		bench_tp_switch = tp;
+	else
+		pr_info("no sched_switch tracepoint: no context switch counts\n");
+}
+
+/**
+ * bench_cost_exit() - stop counting; no probe runs after the return
+ */
+void bench_cost_exit(void)
+{
+	if (!bench_tp_switch)
+		return;
+	tracepoint_probe_unregister(bench_tp_switch, bench_on_switch, NULL);
+	tracepoint_synchronize_unregister();
+	bench_tp_switch = NULL;
+}
+
+/**
+ * bench_cost_start() - snapshot the counters
+ * @c: where to
+ */
+void bench_cost_start(struct bench_cost *c)
+{
+	int cpu;
+
+	memset(c, 0, sizeof(*c));
+	for_each_possible_cpu(cpu) {
+		struct kernel_cpustat k;
+		u64 *t = k.cpustat;
+
+		/* as /proc/stat reads it (exact with vtime accounting too) */
+		kcpustat_cpu_fetch(&k, cpu);
+		c->busy_ns += t[CPUTIME_USER] + t[CPUTIME_NICE] +
+			      t[CPUTIME_SYSTEM] + t[CPUTIME_IRQ] +
+			      t[CPUTIME_SOFTIRQ];
+		c->softirqs += kstat_softirqs_cpu(NET_RX_SOFTIRQ, cpu) +
+			       kstat_softirqs_cpu(NET_TX_SOFTIRQ, cpu);
+		c->switches += per_cpu(bench_switches, cpu);
+#if defined(CONFIG_X86) && defined(CONFIG_SMP)
+		c->ipis += per_cpu(irq_stat, cpu).irq_resched_count +
+			   per_cpu(irq_stat, cpu).irq_call_count;
+#endif
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+		c->irq_works += per_cpu(irq_stat, cpu).apic_irq_work_irqs;
+#endif
+	}
+	c->t = ktime_get();
+}
+
+/**
+ * bench_cost_emit() - the run's cost since @start
+ * @tag: the run's figure name
+ * @start: bench_cost_start() at the start of the run
+ * @ops: messages sent (streams) or round trips (ping-pong) in the run
+ * @bytes: payload bytes moved, or 0
+ *
+ * Emits <tag>.cpus (busy CPUs: busy time over wall time), .us_per_op,
+ * .us_per_mb (with @bytes), .softirq_per_op, .ipi_per_op,
+ * .irqwork_per_op and .cs_per_op.
+ */
+void bench_cost_emit(const char *tag, const struct bench_cost *start,
+		     u64 ops, u64 bytes)
+{
+	struct bench_cost end;
+	u64 wall, busy;
+
+	bench_cost_start(&end);
+	wall = ktime_to_ns(ktime_sub(end.t, start->t));
+	busy = end.busy_ns - start->busy_ns;
+	if (!ops || !wall)
+		return;
+	bench_emit(tag, "cpus", div64_u64(busy * 1000, wall));
+	/* us per op, times 1000: ns per op */
+	bench_emit(tag, "us_per_op", div64_u64(busy, ops));
+	if (bytes)
+		bench_emit(tag, "us_per_mb",
+			   div64_u64(busy * 1000000ULL, bytes));
+	bench_emit(tag, "softirq_per_op",
+		   div64_u64((end.softirqs - start->softirqs) * 1000, ops));
+#if defined(CONFIG_X86) && defined(CONFIG_SMP)
+	bench_emit(tag, "ipi_per_op",
+		   div64_u64((end.ipis - start->ipis) * 1000, ops));
+#endif
+#if defined(CONFIG_X86) && defined(CONFIG_X86_LOCAL_APIC)
+	bench_emit(tag, "irqwork_per_op",
+		   div64_u64((end.irq_works - start->irq_works) * 1000, ops));
+#endif
+	if (bench_tp_switch)
+		bench_emit(tag, "cs_per_op",
+			   div64_u64((end.switches - start->switches) * 1000,
+				     ops));
+}
