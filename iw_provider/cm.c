@@ -225,7 +225,7 @@ static int kiwarp_mpa_send(struct socket *sock, u8 *buf,
  * (its listener's backlog of work entries is used up).
  */
 static int kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
-			   int status, const void *pd, u8 pd_len, u32 ird,
+			   int status, const void *pd, u16 pd_len, u32 ird,
 			   u32 ord, void *provider_data, struct socket *sock)
 {
 	struct iw_cm_event ev = {
@@ -234,7 +234,12 @@ static int kiwarp_cm_event(struct iw_cm_id *id, enum iw_cm_event_type type,
 		.local_addr = id->local_addr,
 		.remote_addr = id->remote_addr,
 		.private_data = (void *)pd,
-		.private_data_len = pd_len,
+		/*
+		 * iw_cm's event has a u8 length: a peer's MPA private data
+		 * beyond 255 bytes (it may send 512) is cut there, never
+		 * wrapped (300 bytes must not arrive as 44).
+		 */
+		.private_data_len = min_t(u16, pd_len, U8_MAX),
 		.ird = min_t(u32, ird, U8_MAX),
 		.ord = min_t(u32, ord, U8_MAX),
 		.provider_data = provider_data,
@@ -491,7 +496,7 @@ static const struct kiwarp_conn_ops kiwarp_iwcm_conn_ops = {
 struct kiwarp_up_event {
 	enum iw_cm_event_type type;
 	const void *pd;
-	u8 pd_len;
+	u16 pd_len;
 	u32 ird;
 	u32 ord;
 	struct socket *sock;	/* addresses from here, else the cm_id's */

@@ -782,13 +782,16 @@ DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
 	struct kdapl_ep *ep;
 	DAT_RETURN ret;
 
-	if (connect_flags != DAT_CONNECT_DEFAULT_FLAG)
-		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	/* the handle first: a bad handle is DAT_INVALID_HANDLE whatever else */
 	ep = kdapl_ep_get(ep_handle);
 	if (!ep)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	ret = ep_connect(ep, remote_ia_address, remote_conn_qual, timeout,
-			 private_data_size, private_data, quality_of_service);
+	if (connect_flags != DAT_CONNECT_DEFAULT_FLAG)
+		ret = DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	else
+		ret = ep_connect(ep, remote_ia_address, remote_conn_qual,
+				 timeout, private_data_size, private_data,
+				 quality_of_service);
 	kdapl_obj_put(&ep->base);
 	return ret;
 }

@@ -725,8 +725,11 @@ EXPORT_SYMBOL_GPL(dat_iw_ssp_free);
  * socket_id is NULL once the SSP is non-operational (the socket went to
  * a CR, or is down); ep_handle is the reserved EP until the request.
  *
- * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER.
- * Context: process context; sleeps.
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER;
+ * DAT_INVALID_STATE from an upcall or any other atomic context (the
+ * extension document lists dat_iw_ssp_query among the calls that are not
+ * upcall safe: it takes the SSP's and the IA's mutexes).
+ * Context: process context; sleeps. Not upcall safe.
  */
 DAT_RETURN dat_iw_ssp_query(DAT_IW_SSP_HANDLE ssp_handle,
 			    DAT_IW_SSP_PARAM_MASK ssp_param_mask,
@@ -743,6 +746,10 @@ DAT_RETURN dat_iw_ssp_query(DAT_IW_SSP_HANDLE ssp_handle,
 	sp = kdapl_ssp_get(ssp_handle);
 	if (!sp)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_NO_SUBTYPE);
+	if (!in_task()) {
+		kdapl_obj_put(&sp->base);
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	}
 	ia = sp->base.ia;
 	mutex_lock(&sp->iws->mutex);
 	op = !sp->iws->requested && !sp->iws->down && !sp->iws->released;

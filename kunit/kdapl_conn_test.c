@@ -398,6 +398,59 @@ static void conn_connect_bad_args(struct kunit *test)
 							  DAT_QOS_BEST_EFFORT,
 							  DAT_CONNECT_DEFAULT_FLAG)),
 			DAT_INVALID_ADDRESS);
+	/* No host to connect to: any, multicast, broadcast (v4 and v6). */
+	{
+		static const char * const v4[] = {
+			"0.0.0.0", "224.0.0.1", "239.1.2.3", "255.255.255.255",
+		};
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+		struct sockaddr_in s4 = { .sin_family = AF_INET };
+		int i;
+
+		for (i = 0; i < ARRAY_SIZE(v4); i++) {
+			s4.sin_addr.s_addr = in_aton(v4[i]);
+			KUNIT_EXPECT_EQ_MSG(test, DAT_GET_TYPE(dat_ep_connect(
+					ep, (struct sockaddr *)&s4, 7000,
+					1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG)),
+					DAT_INVALID_ADDRESS, "%s", v4[i]);
+		}
+		KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_ep_connect(ep,
+				(struct sockaddr *)&s6, 7000, 1000000, 0, NULL,
+				DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG)),
+				DAT_INVALID_ADDRESS);
+		s6.sin6_addr.s6_addr[0] = 0xff;		/* ff02::1 */
+		s6.sin6_addr.s6_addr[1] = 0x02;
+		s6.sin6_addr.s6_addr[15] = 1;
+		KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_ep_connect(ep,
+				(struct sockaddr *)&s6, 7000, 1000000, 0, NULL,
+				DAT_QOS_BEST_EFFORT,
+				DAT_CONNECT_DEFAULT_FLAG)),
+				DAT_INVALID_ADDRESS);
+	}
+	/* Only best effort and the default flags are provided. */
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					7000, 1000000, 0, NULL,
+					DAT_QOS_LOW_LATENCY,
+					DAT_CONNECT_DEFAULT_FLAG),
+		   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	EXPECT_RET(test, dat_ep_connect(ep, (struct sockaddr *)&c->addr_b,
+					7000, 1000000, 0, NULL,
+					DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_MULTIPATH_FLAG),
+		   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	/* The handle is checked first: a bad one with bad flags too. */
+	EXPECT_RET(test, dat_ep_connect(DAT_HANDLE_NULL,
+					(struct sockaddr *)&c->addr_b, 7000,
+					1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	EXPECT_RET(test, dat_ep_connect(c->a.conn,
+					(struct sockaddr *)&c->addr_b, 7000,
+					1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_MULTIPATH_FLAG),
+		   DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 	/* Nothing of that changed the EP. */
 	KUNIT_EXPECT_EQ(test, ep_state(test, ep), DAT_EP_STATE_UNCONNECTED);
 	expect_quiet(test, c->a.conn, 50);

@@ -1128,6 +1128,108 @@ static void ssp_pdata_truncated(struct kunit *test)
 	ASSERT_OK(test, dat_iw_ssp_free(ssp));
 }
 
+/*
+ * A raw peer's MPA Request with 300 bytes of private data to a PSP (the
+ * iw_cm path): the CR has the first 255, all that iw_cm's event carries.
+ * kiwarp passed the length to iw_cm as a u8, so 300 arrived as 44.
+ */
+static void psp_pdata_over_255(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	u8 *req = kunit_kzalloc(test, 20 + 300, GFP_KERNEL);
+	u16 port = next_port++;
+	struct sockaddr_in sin;
+	DAT_CR_PARAM crp = {};
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	sin_make(&sin, ADDR_B, port);
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					 IPPROTO_TCP, &c->sa));
+	KUNIT_ASSERT_EQ(test, kernel_connect(c->sa, (struct sockaddr *)&sin,
+					     sizeof(sin), 0), 0);
+	memcpy(req, "MPA ID Req Frame", 16);
+	req[16] = 0;		/* no markers, no CRC */
+	req[17] = 1;		/* revision 1: no IRD/ORD block */
+	req[18] = 300 >> 8;
+	req[19] = 300 & 0xff;
+	fill(req + 20, 300, 3);
+	KUNIT_ASSERT_EQ(test, sk_send(c->sa, req, 320), 320);
+	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	ASSERT_OK(test, dat_cr_query(ev.event_data.cr_arrival_event_data
+				     .cr_handle, DAT_CR_FIELD_ALL, &crp));
+	KUNIT_EXPECT_EQ(test, crp.private_data_size, 255);
+	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, req + 20,
+				     min_t(int, 255, crp.private_data_size)),
+			0);
+	ASSERT_OK(test, dat_cr_reject(ev.event_data.cr_arrival_event_data
+				      .cr_handle, 0, NULL));
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
+/* What the SSP calls answer from an upcall (softirq). */
+struct ssp_upcall_ctx {
+	DAT_IW_SSP_HANDLE ssp;
+	struct ictx *c;
+	DAT_EP_HANDLE ep;
+	DAT_RETURN query, free, create;
+	struct completion done;
+};
+
+static void ssp_calls_upcall(DAT_PVOID data, const DAT_EVENT *ev,
+			     DAT_BOOLEAN more)
+{
+	struct ssp_upcall_ctx *u = data;
+	DAT_IW_SSP_HANDLE ssp2 = DAT_HANDLE_NULL;
+	DAT_IW_SSP_PARAM p;
+
+	u->query = dat_iw_ssp_query(u->ssp, DAT_IW_SSP_FIELD_ALL, &p);
+	u->free = dat_iw_ssp_free(u->ssp);
+	u->create = dat_iw_ssp_create(u->c->b.ia, u->c->sb, u->ep, u->c->b.cr,
+				      NULL, 0, &ssp2);
+	complete(&u->done);
+}
+
+/*
+ * dat_iw_ssp_query, _free and _create are not upcall safe (they sleep):
+ * from an upcall each answers DAT_INVALID_STATE and changes nothing.
+ * dat_iw_ssp_query took its mutexes there (a sleep in softirq).
+ */
+static void ssp_calls_from_upcall(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	struct ssp_upcall_ctx u = { .c = c };
+	DAT_UPCALL_OBJECT up = { &u, ssp_calls_upcall };
+	DAT_EVENT sw = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_EVD_HANDLE evd;
+	DAT_IW_SSP_PARAM p;
+
+	init_completion(&u.done);
+	u.ep = ep_make(test, &c->b);
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, u.ep, c->b.cr, NULL,
+					  0, &u.ssp));
+	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 4, DAT_UPCALL_SINGLE_INSTANCE,
+					&up, DAT_EVD_SOFTWARE_FLAG, &evd));
+	ASSERT_OK(test, dat_evd_post_se(evd, &sw));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&u.done,
+				msecs_to_jiffies(WAIT_MS)));
+	ASSERT_OK(test, dat_evd_free(evd));
+	EXPECT_RET(test, u.query, DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(u.free), DAT_INVALID_STATE);
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(u.create), DAT_INVALID_STATE);
+	/* The SSP is as it was: operational, with its socket and EP. */
+	ASSERT_OK(test, dat_iw_ssp_query(u.ssp, DAT_IW_SSP_FIELD_ALL, &p));
+	KUNIT_EXPECT_EQ(test, p.ssp_state, DAT_IW_SSP_STATE_OPERATIONAL);
+	KUNIT_EXPECT_PTR_EQ(test, p.socket_id, c->sb);
+	KUNIT_EXPECT_PTR_EQ(test, p.ep_handle, u.ep);
+	ASSERT_OK(test, dat_iw_ssp_free(u.ssp));
+	stream_both_ways(test, c->sa, c->sb);
+}
+
 /* A provider EP when the SSP has none; a handoff is refused. */
 static void ssp_provider_ep(struct kunit *test)
 {
@@ -1375,6 +1477,8 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(ssp_free_returns_socket),
 	KUNIT_CASE(ssp_query_mask),
 	KUNIT_CASE(ssp_pdata_truncated),
+	KUNIT_CASE(psp_pdata_over_255),
+	KUNIT_CASE(ssp_calls_from_upcall),
 	KUNIT_CASE(ssp_provider_ep),
 	KUNIT_CASE(socket_abrupt_disconnect),
 	KUNIT_CASE(socket_peer_never_fin),
