@@ -375,6 +375,14 @@ static void conn_ep_unconfigured(struct kunit *test)
 	ASSERT_OK(test, dat_ep_free(ep));
 }
 
+/* The type of dat_ep_connect's answer for @addr, otherwise valid. */
+static u32 connect_type(DAT_EP_HANDLE ep, void *addr)
+{
+	return DAT_GET_TYPE(dat_ep_connect(ep, addr, 7000, 1000000, 0, NULL,
+					   DAT_QOS_BEST_EFFORT,
+					   DAT_CONNECT_DEFAULT_FLAG));
+}
+
 static void conn_connect_bad_args(struct kunit *test)
 {
 	struct conn_ctx *c = ctx(test);
@@ -409,24 +417,15 @@ static void conn_connect_bad_args(struct kunit *test)
 
 		for (i = 0; i < ARRAY_SIZE(v4); i++) {
 			s4.sin_addr.s_addr = in_aton(v4[i]);
-			KUNIT_EXPECT_EQ_MSG(test, DAT_GET_TYPE(dat_ep_connect(
-					ep, (struct sockaddr *)&s4, 7000,
-					1000000, 0, NULL, DAT_QOS_BEST_EFFORT,
-					DAT_CONNECT_DEFAULT_FLAG)),
-					DAT_INVALID_ADDRESS, "%s", v4[i]);
+			KUNIT_EXPECT_EQ_MSG(test, connect_type(ep, &s4),
+					    DAT_INVALID_ADDRESS, "%s", v4[i]);
 		}
-		KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_ep_connect(ep,
-				(struct sockaddr *)&s6, 7000, 1000000, 0, NULL,
-				DAT_QOS_BEST_EFFORT,
-				DAT_CONNECT_DEFAULT_FLAG)),
+		KUNIT_EXPECT_EQ(test, connect_type(ep, &s6),
 				DAT_INVALID_ADDRESS);
 		s6.sin6_addr.s6_addr[0] = 0xff;		/* ff02::1 */
 		s6.sin6_addr.s6_addr[1] = 0x02;
 		s6.sin6_addr.s6_addr[15] = 1;
-		KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_ep_connect(ep,
-				(struct sockaddr *)&s6, 7000, 1000000, 0, NULL,
-				DAT_QOS_BEST_EFFORT,
-				DAT_CONNECT_DEFAULT_FLAG)),
+		KUNIT_EXPECT_EQ(test, connect_type(ep, &s6),
 				DAT_INVALID_ADDRESS);
 	}
 	/* Only best effort and the default flags are provided. */

@@ -1215,8 +1215,9 @@ static void ssp_calls_from_upcall(struct kunit *test)
 	ASSERT_OK(test, dat_evd_kcreate(c->b.ia, 4, DAT_UPCALL_SINGLE_INSTANCE,
 					&up, DAT_EVD_SOFTWARE_FLAG, &evd));
 	ASSERT_OK(test, dat_evd_post_se(evd, &sw));
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&u.done,
-				msecs_to_jiffies(WAIT_MS)));
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&u.done,
+						      msecs_to_jiffies(WAIT_MS)));
 	ASSERT_OK(test, dat_evd_free(evd));
 	EXPECT_RET(test, u.query, DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE));
 	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(u.free), DAT_INVALID_STATE);

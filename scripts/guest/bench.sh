@@ -19,8 +19,8 @@ set -u
 REPS=10			# rounds: measured runs per figure, interleaved
 MS=1000			# duration of one throughput run
 WARM_MS=250		# its warm-up, on the same connection
-ROUNDS=10000		# ping-pong round trips per run
-WARM_ROUNDS=2000	# warm-up round trips
+ROUNDS=5000		# ping-pong round trips per run
+WARM_ROUNDS=1000	# warm-up round trips
 SETUPS=20		# connections per setup-rate run
 SIZES="4096 65536 1048576"
 LAT_SIZES="64 4096"

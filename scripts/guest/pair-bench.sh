@@ -21,8 +21,8 @@ set -u
 REPS=10			# rounds, as topology (a)
 MS=1000
 WARM_MS=250
-ROUNDS=10000
-WARM_ROUNDS=2000
+ROUNDS=5000
+WARM_ROUNDS=1000
 SIZES="4096 65536 1048576"
 # 64 B only: a 4 KiB ping-pong across the wire stalled for its 60 s
 # time-out with kernel TCP and with kDAPL alike (first full run, 2026-11-26;
