@@ -191,7 +191,6 @@ static int kiwarp_tx_read_resp(struct kiwarp_qp *qp, struct kiwarp_irqe *e)
 		.to = e->sink_to,
 	};
 	struct kiwarp_cursor src;
-	unsigned long flags;
 	bool zc;
 	int ret;
 
@@ -199,14 +198,9 @@ static int kiwarp_tx_read_resp(struct kiwarp_qp *qp, struct kiwarp_irqe *e)
 			     IB_ACCESS_REMOTE_READ);
 	ret = kiwarp_tx_msg(qp, &h, &src, e->len, &zc);
 	kiwarp_cursor_end(&src);
-	if (ret == -EACCES) {
+	if (ret == -EACCES)
 		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
 				    RDMAP_ETYPE_REMOTE_PROTECTION, src.ecode);
-		return ret;
-	}
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	qp->irq_head++;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return ret;
 }
 
@@ -326,7 +320,16 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->irq_head != qp->irq_tail) {
-		e = qp->irq[qp->irq_head % qp->irq_size];
+		/*
+		 * The request's IRD slot is free as soon as we take it: the
+		 * requester frees its ORD slot when the last segment of the
+		 * response arrives and may send its next Read Request at
+		 * once, which can be parsed (from the socket backlog, at
+		 * release_sock) before kiwarp_tx_msg() returns. Freeing the
+		 * slot after the send made that request overflow the IRD
+		 * (a TERMINATE) whenever the requester used its whole ORD.
+		 */
+		e = qp->irq[qp->irq_head++ % qp->irq_size];
 		have_irq = true;
 	} else if (qp->sq_next != qp->sq_tail) {
 		w = &qp->sq[qp->sq_next & (qp->sq_size - 1)];
