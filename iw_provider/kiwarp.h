@@ -267,7 +267,6 @@ struct kiwarp_irqe {
 	u32 src_stag;
 	u64 src_to;
 	u32 len;
-	u32 sent;
 };
 
 /* RX parser stages of one FPDU */

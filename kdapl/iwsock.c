@@ -726,7 +726,7 @@ EXPORT_SYMBOL_GPL(dat_iw_ssp_free);
  * a CR, or is down); ep_handle is the reserved EP until the request.
  *
  * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER;
- * DAT_INVALID_STATE from an upcall or any other atomic context (the
+ * DAT_INVALID_STATE from an upcall (softirq) or interrupt context (the
  * extension document lists dat_iw_ssp_query among the calls that are not
  * upcall safe: it takes the SSP's and the IA's mutexes).
  * Context: process context; sleeps. Not upcall safe.

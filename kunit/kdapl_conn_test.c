@@ -439,7 +439,10 @@ static void conn_connect_bad_args(struct kunit *test)
 					DAT_QOS_BEST_EFFORT,
 					DAT_CONNECT_MULTIPATH_FLAG),
 		   DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
-	/* The handle is checked first: a bad one with bad flags too. */
+	/*
+	 * The handle is checked first: NULL, and a handle of another type
+	 * with a flag kdapl does not provide.
+	 */
 	EXPECT_RET(test, dat_ep_connect(DAT_HANDLE_NULL,
 					(struct sockaddr *)&c->addr_b, 7000,
 					1000000, 0, NULL, DAT_QOS_BEST_EFFORT,

@@ -113,7 +113,7 @@ DAT_RETURN dat_iw_ssp_free(DAT_IW_SSP_HANDLE ssp_handle);
 /*
  * dat_iw_ssp_query() - the SSP's parameters named in @ssp_param_mask
  * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER;
- * DAT_INVALID_STATE from an upcall or other atomic context.
+ * DAT_INVALID_STATE from an upcall (softirq) or interrupt context.
  * Context: process context; sleeps. Not upcall safe.
  */
 DAT_RETURN dat_iw_ssp_query(DAT_IW_SSP_HANDLE ssp_handle,
