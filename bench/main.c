@@ -115,8 +115,8 @@ static u64 pct(const u64 *sorted, u32 n, u32 per_mille)
 void bench_emit_lat(const char *tag, u64 *ns, u32 n)
 {
 	char what[48];
-	u64 lo, hi, blo, bhi;
-	u32 i, first, stalls = 0;
+	u64 lo = 0, hi = 0, blo = 0, bhi = 0;
+	u32 i, first = 0, stalls = 0;
 
 	sort(ns, n, sizeof(*ns), cmp_u64, NULL);
 	bench_emit(tag, "median", ns[n / 2]);
@@ -126,16 +126,21 @@ void bench_emit_lat(const char *tag, u64 *ns, u32 n)
 	for (i = 0; i < n; i++)
 		stalls += ns[i] > NSEC_PER_MSEC;
 	bench_emit(tag, "stalls", (u64)stalls * 1000);
-	for (first = 0, i = 1; i <= n; i++) {
-		bench_hist_bucket(ns[first], &blo, &bhi);
+	/* sorted: a bucket's samples are one run; emit each run at its end */
+	for (i = 0; i <= n; i++) {
 		if (i < n) {
 			bench_hist_bucket(ns[i], &lo, &hi);
-			if (lo == blo)
+			if (i && lo == blo)
 				continue;
 		}
-		snprintf(what, sizeof(what), "hist.%llu_%llu", blo, bhi);
-		bench_emit(tag, what, (u64)(i - first) * 1000);
+		if (i) {
+			snprintf(what, sizeof(what), "hist.%llu_%llu", blo,
+				 bhi);
+			bench_emit(tag, what, (u64)(i - first) * 1000);
+		}
 		first = i;
+		blo = lo;
+		bhi = hi;
 	}
 }
 
@@ -174,6 +179,34 @@ u64 bench_rate_milli(u64 count, u64 ns)
 static int parse_u32(const char *v, u32 *out)
 {
 	return kstrtou32(v, 0, out);
+}
+
+/* The command's plain numeric keys. */
+static const struct {
+	const char *key;
+	size_t off;
+} bench_u32_keys[] = {
+	{ "size", offsetof(struct bench_cmd, size) },
+	{ "depth", offsetof(struct bench_cmd, depth) },
+	{ "conns", offsetof(struct bench_cmd, conns) },
+	{ "ms", offsetof(struct bench_cmd, ms) },
+	{ "rounds", offsetof(struct bench_cmd, rounds) },
+	{ "reps", offsetof(struct bench_cmd, reps) },
+	{ "warm", offsetof(struct bench_cmd, warm) },
+	{ "vec_a", offsetof(struct bench_cmd, vec_a) },
+	{ "vec_b", offsetof(struct bench_cmd, vec_b) },
+};
+
+/* @key=@v for one of bench_u32_keys; -EINVAL for an unknown key. */
+static int parse_u32_key(struct bench_cmd *c, const char *key, const char *v)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_u32_keys); i++)
+		if (!strcmp(key, bench_u32_keys[i].key))
+			return parse_u32(v, (u32 *)((u8 *)c +
+						    bench_u32_keys[i].off));
+	return -EINVAL;
 }
 
 static int bench_parse(char *line, struct bench_cmd *c)
@@ -220,26 +253,8 @@ static int bench_parse(char *line, struct bench_cmd *c)
 		else if (!strcmp(w, "port"))
 			err = parse_u32(v, &port) ?: (port > 65535 ? -ERANGE :
 						      (c->port = port, 0));
-		else if (!strcmp(w, "size"))
-			err = parse_u32(v, &c->size);
-		else if (!strcmp(w, "depth"))
-			err = parse_u32(v, &c->depth);
-		else if (!strcmp(w, "conns"))
-			err = parse_u32(v, &c->conns);
-		else if (!strcmp(w, "ms"))
-			err = parse_u32(v, &c->ms);
-		else if (!strcmp(w, "rounds"))
-			err = parse_u32(v, &c->rounds);
-		else if (!strcmp(w, "reps"))
-			err = parse_u32(v, &c->reps);
-		else if (!strcmp(w, "warm"))
-			err = parse_u32(v, &c->warm);
-		else if (!strcmp(w, "vec_a"))
-			err = parse_u32(v, &c->vec_a);
-		else if (!strcmp(w, "vec_b"))
-			err = parse_u32(v, &c->vec_b);
 		else
-			err = -EINVAL;
+			err = parse_u32_key(c, w, v);
 	}
 	if (err)
 		return err;

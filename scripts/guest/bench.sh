@@ -150,18 +150,20 @@ sweep "${cmds[@]}"
 
 # Completion scaling: per-CPU spreading on (all CPUs), then off (CPU 0);
 # on and off are runs of two module loads (rounds paired by number).
-scale=""
-for n in $SCALE_CONNS; do
-	scale="$scale|dat test=write $OURS $common size=$SCALE_SIZE conns=$n tag=scale.on.$n"
-done
-IFS='|' read -r -a cmds <<<"${scale#|}"
-interleave "${cmds[@]}"
+scale() {	# scale on|off
+	local n
+	local -a cmds=()
+
+	for n in $SCALE_CONNS; do
+		cmds+=("dat test=write $OURS $common size=$SCALE_SIZE conns=$n tag=scale.$1.$n")
+	done
+	interleave "${cmds[@]}"
+}
+scale on
 unload_stack
 load_stack cpus=0 || echo "kdapl-bench: reloading kdapl cpus=0 failed"
 serve_all
-scale=${scale//scale.on./scale.off.}
-IFS='|' read -r -a cmds <<<"${scale#|}"
-interleave "${cmds[@]}"
+scale off
 # The ping-pong with every EVD on CPU 0, the CPU of vector 0, where the
 # verbs test's CQs are: the DAT layer at the verbs test's placement,
 # against verbs runs of the same rounds.
