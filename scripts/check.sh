@@ -114,5 +114,19 @@ for side in a b; do
 	echo "pair guest $side console log: $prun/$side/console.log"
 done
 
+# A CI log shows the end of this output: repeat each guest's first failing
+# kernel report there (kdapl-report prints its body on "# | " lines).
+reports="$build/guest-report.txt $build/pair-a-report.txt $build/pair-b-report.txt"
+# shellcheck disable=SC2086 # word splitting of the file list is meant
+if cat $reports 2>/dev/null | grep -q '^# | '; then
+	echo "== kernel splats (each guest's first failing report in full)"
+	for r in $reports; do
+		[ -f "$r" ] || continue
+		grep -q '^# | ' "$r" || continue
+		echo "-- $(basename "$r" .txt)"
+		grep -e '^# kernel splat: ' -e '^# | ' "$r"
+	done
+fi
+
 echo "== total"
 finish

@@ -213,6 +213,13 @@ constexpr std::string_view cut_here = "------------[ cut here ]------------";
 // (WARN() prints its message first).
 constexpr std::size_t cut_here_window = 8;
 
+// How many lines of a report's body are kept: a lockdep chain report
+// with its stack backtrace is about 80.
+constexpr std::size_t splat_context_lines = 120;
+
+// The last line of a WARN()/BUG() report.
+constexpr std::string_view end_trace = "---[ end trace";
+
 // Substrings that mark a kernel problem report.
 constexpr std::array splat_markers = {
 	std::string_view("BUG:"), // KASAN, NULL deref, sleeping in atomic, soft lockup
@@ -300,6 +307,22 @@ bool splat_follows(const std::vector<std::string> &lines, std::size_t at)
 	return false;
 }
 
+// The body of the report whose first line is lines[at].
+std::vector<std::string> splat_context(const std::vector<std::string> &lines, std::size_t at)
+{
+	std::vector<std::string> context;
+	const auto end = std::min(lines.size(), at + 1 + splat_context_lines);
+	for (auto i = at + 1; i < end; ++i) {
+		const auto line = strip_printk_prefix(lines[i]);
+		if (is_splat_line(line))
+			break;
+		context.emplace_back(line);
+		if (contains(line, end_trace))
+			break;
+	}
+	return context;
+}
+
 bool is_allowed(std::string_view line, const std::vector<std::string> &allowlist)
 {
 	return std::any_of(allowlist.begin(), allowlist.end(),
@@ -380,6 +403,10 @@ void check_required(const Options &options)
 
 constexpr std::size_t splats_in_reason = 3;
 constexpr std::size_t splats_printed = 20;
+
+// Printed before each line of the first failing report's body, so that
+// scripts/check.sh can show the bodies again at the end of its output.
+constexpr std::string_view splat_body_prefix = "# | ";
 constexpr std::size_t max_quoted_line = 200;
 
 std::string quote_line(std::string_view line)
@@ -494,6 +521,7 @@ std::vector<std::string> suites_to_check(const RunFacts &facts)
 void print_splats(std::ostream &out, const std::vector<Splat> &splats)
 {
 	std::size_t printed = 0;
+	bool body_printed = false;
 	for (const auto &splat : splats) {
 		if (printed++ == splats_printed) {
 			out << "# ... " << splats.size() - splats_printed
@@ -502,6 +530,13 @@ void print_splats(std::ostream &out, const std::vector<Splat> &splats)
 		}
 		out << (splat.allowed ? "# allowed splat: " : "# kernel splat: ")
 		    << quote_line(splat.line) << '\n';
+		// The first failing report in full: later ones are often its
+		// consequences, and the console log holds them all.
+		if (splat.allowed || body_printed)
+			continue;
+		for (const auto &line : splat.context)
+			out << splat_body_prefix << quote_line(line) << '\n';
+		body_printed = true;
 	}
 }
 
@@ -673,7 +708,8 @@ std::vector<Splat> scan_console(std::string_view text,
 			continue;
 		if (is_cut_here(line) && splat_follows(lines, i))
 			continue;
-		splats.push_back({std::string(line), is_allowed(line, allowlist)});
+		splats.push_back({std::string(line), is_allowed(line, allowlist),
+				  splat_context(lines, i)});
 	}
 	return splats;
 }

@@ -105,6 +105,10 @@ bool is_splat_line(std::string_view line);
 struct Splat {
 	std::string line; // without the printk timestamp
 	bool allowed = false;
+	// The report's body: the lines after `line` (timestamps removed) up
+	// to the next splat line, the end of a WARN trace, or a bound; what a
+	// reader of a CI log needs to find the cause (lock chains, stacks).
+	std::vector<std::string> context;
 };
 
 // All splat lines of a console log. A "cut here" line followed shortly
@@ -174,8 +178,9 @@ struct Verdict {
 
 Verdict judge(const RunFacts &facts);
 
-// Prints the suite blocks, per-suite counts, the guest_run checks and
-// the final "P passed, F failed, S skipped" line.
+// Prints the suite blocks, per-suite counts, the splat lines (the first
+// failing report's body on lines starting "# | "), the guest_run checks
+// and the final "P passed, F failed, S skipped" line.
 void print_report(std::ostream &out, const RunFacts &facts,
 		  const Verdict &verdict);
 

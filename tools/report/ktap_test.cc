@@ -444,6 +444,42 @@ TEST(Console, FindsLockdepSplat)
 		  (std::vector<std::string>{"WARNING: possible circular locking dependency detected"}));
 }
 
+TEST(Console, KeepsLockdepReportBody)
+{
+	const auto splats = scan_console(read_testdata("console_lockdep.log"), {});
+	ASSERT_EQ(splats.size(), 1u);
+	const auto &body = splats[0].context;
+	ASSERT_FALSE(body.empty());
+	EXPECT_EQ(body.front(), "6.1.0-kdapl #1 Tainted: G           O     N");
+	EXPECT_NE(std::find(body.begin(), body.end(),
+			    "-> #0 (&ep->lock){+.+.}-{2:2}:"),
+		  body.end());
+	EXPECT_NE(std::find(body.begin(), body.end(), " </TASK>"), body.end());
+	EXPECT_LE(body.size(), 120u);
+}
+
+TEST(Console, WarnBodyEndsAtEndTrace)
+{
+	const auto splats = scan_console(read_testdata("console_siw_warning.log"), {});
+	ASSERT_EQ(splats.size(), 1u);
+	ASSERT_FALSE(splats[0].context.empty());
+	EXPECT_EQ(splats[0].context.back(), "---[ end trace 0000000000000000 ]---");
+}
+
+TEST(Report, PrintsFirstFailingReportBody)
+{
+	const auto facts = canned_run(read_testdata("results_pass.ktap"),
+				      read_testdata("console_lockdep.log"));
+	std::ostringstream out;
+	print_report(out, facts, judge(facts));
+	const auto text = out.str();
+	EXPECT_NE(text.find("# kernel splat: WARNING: possible circular locking"),
+		  std::string::npos);
+	EXPECT_NE(text.find("# |  *** DEADLOCK ***\n"), std::string::npos);
+	EXPECT_NE(text.find("# |  kdapl_ep_disconnect+0x4e/0x1a0 [kdapl]\n"),
+		  std::string::npos);
+}
+
 TEST(Console, FindsKasanSplat)
 {
 	const auto splats = scan_console(read_testdata("console_kasan.log"), {});
@@ -674,7 +710,7 @@ TEST(Judge, ReasonListsTheFirstFewSplats)
 {
 	auto facts = clean_run();
 	for (const auto *line : {"BUG: a", "BUG: b", "BUG: c", "BUG: d"})
-		facts.splats.push_back({line, false});
+		facts.splats.push_back({line, false, {}});
 	EXPECT_EQ(check_named(judge(facts), "kernel_log_clean").reason,
 		  "4 splat line(s): BUG: a | BUG: b | BUG: c");
 }
