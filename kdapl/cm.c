@@ -334,8 +334,10 @@ static void ep_do_abort(struct kdapl_ep *ep)
 static void ep_do_drain(struct kdapl_ep *ep)
 {
 	lockdep_assert_held(&ep->cm_mutex);
-	if (ep->qp)
+	if (ep->qp) {
 		ib_drain_qp(ep->qp);
+		kdapl_dto_reclaim_all(ep);
+	}
 	ep_outcome(ep, KDAPL_EP_EV_DISCONNECT_DONE,
 		   DAT_CONNECTION_EVENT_DISCONNECTED, -1, NULL, 0);
 }

@@ -12,6 +12,12 @@
  * turns the work completion into a DAT_DTO_COMPLETION_EVENT, releases
  * the LMRs and gives the context back. Nothing is allocated per message.
  *
+ * Selective signaling (DAT_COMPLETION_SUPPRESS_FLAG) posts sends and RDMA
+ * Writes unsignaled: their contexts wait on the EP's unsignaled list
+ * until a later request completes (struct kdapl_wr). RDMA Reads stay
+ * signaled, since a Read may complete after requests posted behind it;
+ * only their successful event is dropped.
+ *
  * Work requests kdapl posts for memory registration carry small wr_id
  * values (lmr.h) and are handed to kdapl_lmr_wc() instead.
  */
@@ -47,6 +53,8 @@ int kdapl_ep_wrs_alloc(struct kdapl_ep *ep)
 	spin_lock_irq(&ep->lock);
 	ep->nr_wrs = n;
 	ep->free_wr = n ? 0 : U32_MAX;
+	ep->unsig_head = U32_MAX;
+	ep->unsig_tail = U32_MAX;
 	spin_unlock_irq(&ep->lock);
 	return 0;
 }
@@ -63,6 +71,8 @@ void kdapl_ep_wrs_free(struct kdapl_ep *ep)
 	ep->wrs = NULL;
 	ep->nr_wrs = 0;
 	ep->free_wr = U32_MAX;
+	ep->unsig_head = U32_MAX;
+	ep->unsig_tail = U32_MAX;
 	spin_unlock_irq(&ep->lock);
 	kvfree(wrs);
 }
@@ -112,6 +122,108 @@ static void wr_put(struct kdapl_ep *ep, struct kdapl_wr *wr)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/* Whether sequence number @a comes before @b (they wrap). */
+static bool seq_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+/*
+ * A request posted as @seq completed: every unsignaled request posted
+ * before it has succeeded. Unlink them from the EP's unsignaled list and
+ * return the first (chained by unsig_next), or U32_MAX. Caller holds
+ * ep->lock.
+ */
+static u32 unsig_take_before(struct kdapl_ep *ep, u32 seq)
+{
+	u32 first = ep->unsig_head, last = U32_MAX, i = first;
+
+	while (i != U32_MAX && seq_before(ep->wrs[i].seq, seq)) {
+		last = i;
+		i = ep->wrs[i].unsig_next;
+	}
+	if (last == U32_MAX)
+		return U32_MAX;
+	ep->wrs[last].unsig_next = U32_MAX;
+	ep->unsig_head = i;
+	if (i == U32_MAX)
+		ep->unsig_tail = U32_MAX;
+	return first;
+}
+
+/*
+ * Unlink @wr, an unsignaled request that has its own (error) completion:
+ * after unsig_take_before() it is the head. Caller holds ep->lock.
+ */
+static void unsig_unlink(struct kdapl_ep *ep, struct kdapl_wr *wr)
+{
+	u32 idx = wr - ep->wrs, i = ep->unsig_head, prev = U32_MAX;
+
+	while (i != U32_MAX && i != idx) {
+		prev = i;
+		i = ep->wrs[i].unsig_next;
+	}
+	if (i == U32_MAX)
+		return;
+	if (prev == U32_MAX)
+		ep->unsig_head = wr->unsig_next;
+	else
+		ep->wrs[prev].unsig_next = wr->unsig_next;
+	if (ep->unsig_tail == idx)
+		ep->unsig_tail = prev;
+}
+
+/*
+ * Give back the contexts of a chain from unsig_take_before(): requests
+ * that succeeded without a completion of their own. Any context.
+ */
+static void unsig_put_chain(struct kdapl_ep *ep, u32 first)
+{
+	unsigned long flags;
+	u32 i, n = 0;
+
+	for (i = first; i != U32_MAX; i = ep->wrs[i].unsig_next) {
+		struct kdapl_wr *w = &ep->wrs[i];
+		u32 j;
+
+		for (j = 0; j < w->nlmr; j++)
+			kdapl_lmr_put(w->lmrs[j]);
+		w->nlmr = 0;
+		n++;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	for (i = first; i != U32_MAX;) {
+		struct kdapl_wr *w = &ep->wrs[i];
+		u32 next = w->unsig_next;
+
+		w->next = ep->free_wr;
+		ep->free_wr = i;
+		i = next;
+	}
+	ep->completed += n;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * kdapl_dto_reclaim_all() - after a drain, the unsignaled requests left
+ * @ep: the EP; its QP was drained (every completion has been processed)
+ *
+ * Those still on the list had no completion: they succeeded.
+ * Context: process context.
+ */
+void kdapl_dto_reclaim_all(struct kdapl_ep *ep)
+{
+	u32 first;
+
+	spin_lock_irq(&ep->lock);
+	first = ep->wrs ? ep->unsig_head : U32_MAX;
+	ep->unsig_head = U32_MAX;
+	ep->unsig_tail = U32_MAX;
+	spin_unlock_irq(&ep->lock);
+	if (first != U32_MAX)
+		unsig_put_chain(ep, first);
+}
+
 /**
  * kdapl_dto_done() - a DTO's work completion
  * @cq: the CQ of the EVD (its cq_context is the EVD)
@@ -126,7 +238,9 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
 	struct kdapl_evd *evd = cq->cq_context;
 	struct kdapl_ep *ep = wr->ep;
+	u32 succeeded = U32_MAX;
 	unsigned long flags;
+	bool silent, quiet;
 
 	d->ep_handle = kdapl_obj_handle(&ep->base);
 	d->user_cookie = wr->cookie;
@@ -136,13 +250,26 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 			       wr->len;
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
 		d->rmr_context = wc->ex.invalidate_rkey;
+	silent = wr->suppress && wc->status == IB_WC_SUCCESS;
+	quiet = wr->quiet;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->completed++;
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		ep->flushed++;
+	if (wr->op != DAT_DTO_RECEIVE && ep->unsig_head != U32_MAX) {
+		succeeded = unsig_take_before(ep, wr->seq);
+		if (wr->unsignaled)
+			unsig_unlink(ep, wr);
+	}
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (succeeded != U32_MAX)
+		unsig_put_chain(ep, succeeded);
 	wr_put(ep, wr);
-	kdapl_evd_queue(evd, &ev, false);
+	/* DAT_COMPLETION_SUPPRESS_FLAG: no event for a success */
+	if (!silent && quiet)
+		kdapl_evd_queue_quiet(evd, &ev);
+	else if (!silent)
+		kdapl_evd_queue(evd, &ev, false);
 	/*
 	 * An error that is not a flush ends the connection, reported after
 	 * the completion that says why. The EP is still there: its free
@@ -212,6 +339,9 @@ static struct kdapl_wr *wr_get(struct kdapl_ep *ep, DAT_COUNT nseg,
 	wr->cookie = cookie;
 	wr->len = len;
 	wr->op = op;
+	wr->suppress = false;
+	wr->unsignaled = false;
+	wr->quiet = false;
 	*ret = DAT_SUCCESS;
 	return wr;
 undo:
@@ -250,6 +380,13 @@ static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
 		kdapl_evd_post(evd, &ev);
 }
 
+#define RECV_CFLAGS	(DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
+			 DAT_COMPLETION_UNSIGNALLED_FLAG)
+#define REQUEST_CFLAGS	(DAT_COMPLETION_SUPPRESS_FLAG | \
+			 DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
+			 DAT_COMPLETION_UNSIGNALLED_FLAG | \
+			 DAT_COMPLETION_BARRIER_FENCE_FLAG)
+
 static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 			      DAT_COUNT nseg, DAT_LMR_TRIPLET *iov,
 			      DAT_DTO_COOKIE cookie,
@@ -271,9 +408,9 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 
 	if (nseg < 0 || nseg > KDAPL_MAX_IOV || (nseg && !iov))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (cflags & ~(DAT_COMPLETION_SUPPRESS_FLAG |
-		       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
-		       DAT_COMPLETION_BARRIER_FENCE_FLAG))
+	/* A receive cannot go without its completion (verbs cannot). */
+	if (cflags & ~(op == KDAPL_EP_OP_POST_RECV ? RECV_CFLAGS :
+		       REQUEST_CFLAGS))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	ep = kdapl_ep_get(ep_handle);
 	if (!ep)
@@ -341,6 +478,10 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		ret = DAT_ERROR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 		goto unlock;
 	}
+	wr->quiet = cflags & DAT_COMPLETION_UNSIGNALLED_FLAG;
+	wr->suppress = cflags & DAT_COMPLETION_SUPPRESS_FLAG;
+	wr->unsignaled = wr->suppress && op != KDAPL_EP_OP_POST_RDMA_READ;
+	wr->seq = ep->sq_seq;
 	if (op == KDAPL_EP_OP_POST_RECV) {
 		rcv.wr_cqe = &wr->cqe;
 		rcv.sg_list = sge;
@@ -350,7 +491,7 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		rwr.wr.wr_cqe = &wr->cqe;
 		rwr.wr.sg_list = sge;
 		rwr.wr.num_sge = nseg;
-		rwr.wr.send_flags = IB_SEND_SIGNALED;
+		rwr.wr.send_flags = wr->unsignaled ? 0 : IB_SEND_SIGNALED;
 		if (cflags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
 			rwr.wr.send_flags |= IB_SEND_SOLICITED;
 		if (cflags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
@@ -368,8 +509,20 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	if (err) {
 		wr_unget(ep, wr);
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-	} else {
-		ep->posted++;
+		goto unlock;
+	}
+	ep->posted++;
+	if (op == KDAPL_EP_OP_POST_RECV)
+		goto unlock;
+	ep->sq_seq++;
+	if (wr->unsignaled) {
+		/* under ep->lock: its error completion waits for us */
+		wr->unsig_next = U32_MAX;
+		if (ep->unsig_tail == U32_MAX)
+			ep->unsig_head = wr - ep->wrs;
+		else
+			ep->wrs[ep->unsig_tail].unsig_next = wr - ep->wrs;
+		ep->unsig_tail = wr - ep->wrs;
 	}
 unlock:
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -385,7 +538,16 @@ out:
  * @local_iov: LMR triplets of the data
  * @user_cookie: returned in the DTO completion event
  * @completion_flags: DAT_COMPLETION_SOLICITED_WAIT_FLAG,
- *	DAT_COMPLETION_BARRIER_FENCE_FLAG; every DTO completes with an event
+ *	DAT_COMPLETION_BARRIER_FENCE_FLAG, and:
+ *	DAT_COMPLETION_SUPPRESS_FLAG: no event if it succeeds; its
+ *	LMRs are held until a later request on the EP completes (or the
+ *	EP is drained), and it occupies its request slot until then, so
+ *	a consumer that suppresses must post a request without it at
+ *	least every max_request_dtos posts; a failure or flush still
+ *	gives its event;
+ *	DAT_COMPLETION_UNSIGNALLED_FLAG: its event makes no upcall of its
+ *	own: it is delivered ahead of the next event that does, or taken
+ *	with dat_evd_dequeue()
  *
  * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
  * DAT_INVALID_STATE, DAT_PROTECTION_VIOLATION, DAT_PRIVILEGES_VIOLATION,
@@ -408,7 +570,9 @@ EXPORT_SYMBOL_GPL(dat_ep_post_send);
  * @num_segments: entries in @local_iov
  * @local_iov: LMR triplets of the buffer
  * @user_cookie: returned in the DTO completion event
- * @completion_flags: as for dat_ep_post_send()
+ * @completion_flags: DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+ *	DAT_COMPLETION_UNSIGNALLED_FLAG (as for dat_ep_post_send()); not
+ *	DAT_COMPLETION_SUPPRESS_FLAG: a receive always completes
  *
  * Return: as dat_ep_post_send().
  * Context: any context, upcalls included; never sleeps.

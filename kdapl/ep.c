@@ -301,6 +301,7 @@ static void kdapl_ep_qp_destroy(struct kdapl_ep *ep)
 	ep->qp = NULL;		/* posts from here on find no QP */
 	spin_unlock_irq(&ep->lock);
 	ib_drain_qp(qp);
+	kdapl_dto_reclaim_all(ep);
 	/* Registrations posted on it and not seen completing are stale. */
 	if (ep->pz)
 		kdapl_lmr_qp_gone(ep->pz, qp);
@@ -550,6 +551,8 @@ DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
 	ep->base.ia = ia;
 	ep->provider_ep = provider_ep;
 	ep->free_wr = U32_MAX;
+	ep->unsig_head = U32_MAX;
+	ep->unsig_tail = U32_MAX;
 	ep->pz = pz;
 	ep->recv_evd = recv;
 	ep->request_evd = req;

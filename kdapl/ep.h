@@ -69,6 +69,13 @@ struct kdapl_iws;
  *	completion has no length)
  * @op: the DAT_DTOS operation
  * @next: index of the next free context, on the EP's free list
+ * @seq: request DTOs: the post's place in the send queue (ep->sq_seq)
+ * @unsig_next: an unsignaled request: the next one on the EP's
+ *	unsignaled list (U32_MAX at its tail)
+ * @suppress: DAT_COMPLETION_SUPPRESS_FLAG: no event when it succeeds
+ * @unsignaled: @suppress on a send or RDMA Write: posted without
+ *	IB_SEND_SIGNALED, no work completion comes when it succeeds
+ * @quiet: DAT_COMPLETION_UNSIGNALLED_FLAG: its event notifies nobody
  * @lmrs: the LMRs of the local triplets, held (kdapl_lmr_get()) until
  *	the completion so that none is freed under the device's DMA
  * @nlmr: entries in @lmrs
@@ -77,6 +84,15 @@ struct kdapl_iws;
  * max_request_dtos + max_recv_dtos; posting takes one from the free
  * list and the completion puts it back, both under ep->lock. Nothing is
  * allocated per message.
+ *
+ * An unsignaled request has no completion of its own when it succeeds.
+ * The send queue completes in posting order (reads, which may finish
+ * after later requests, are always signaled), so when any later request
+ * completes, every unsignaled one posted before it has succeeded: the
+ * completion takes them off ep->unsig_head in order and gives their
+ * contexts and LMRs back (dto.c). One that fails or is flushed has its
+ * completion and event like any request. After a drain the rest go back
+ * as successful (kdapl_dto_reclaim_all()).
  */
 struct kdapl_wr {
 	struct ib_cqe cqe;
@@ -84,7 +100,12 @@ struct kdapl_wr {
 	DAT_DTO_COOKIE cookie;
 	u32 len;
 	u16 op;
+	bool suppress;
+	bool unsignaled;
+	bool quiet;
 	u32 next;
+	u32 seq;
+	u32 unsig_next;
 	struct kdapl_lmr *lmrs[KDAPL_MAX_IOV];
 	u32 nlmr;
 };
@@ -113,6 +134,9 @@ enum kdapl_ep_action {
  * @attr: the EP attributes
  * @wrs: work request contexts, @nr_wrs of them; @free_wr heads the
  *	free list (U32_MAX when empty)
+ * @sq_seq: sequence number of the next request DTO (kdapl_wr.seq)
+ * @unsig_head, @unsig_tail: the unsignaled requests not yet known to be
+ *	complete, oldest first (indices into @wrs, U32_MAX when empty)
  * @work: runs @actions in process context; queued holding a reference
  * @actions: KDAPL_EP_ACT_* bits pending for @work
  * @gen: connection generation, incremented by dat_ep_reset() (under
@@ -156,6 +180,9 @@ struct kdapl_ep {
 	struct kdapl_wr *wrs;
 	u32 nr_wrs;
 	u32 free_wr;
+	u32 sq_seq;
+	u32 unsig_head;
+	u32 unsig_tail;
 	struct work_struct work;
 	unsigned long actions;
 	u32 gen;
@@ -327,5 +354,6 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc);
 void kdapl_cq_internal_wc(struct ib_wc *wc);
 int kdapl_ep_wrs_alloc(struct kdapl_ep *ep);
 void kdapl_ep_wrs_free(struct kdapl_ep *ep);
+void kdapl_dto_reclaim_all(struct kdapl_ep *ep);
 
 #endif /* KDAPL_EP_H */

@@ -66,6 +66,7 @@ static void ring_pop(struct kdapl_evd *evd, DAT_EVENT *event)
 	*event = evd->ring[evd->head];
 	evd->head = (evd->head + 1) % evd->qlen;
 	evd->count--;
+	evd->quiet = min(evd->quiet, evd->count);
 }
 
 /*
@@ -83,7 +84,7 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 
 	while (done < budget) {
 		spin_lock_irqsave(&evd->lock, flags);
-		if (!evd->count || !evd->upcall.upcall_func ||
+		if (evd->count <= evd->quiet || !evd->upcall.upcall_func ||
 		    evd->policy == DAT_UPCALL_DISABLE ||
 		    evd->policy == DAT_UPCALL_TEARDOWN ||
 		    (evd->policy == DAT_UPCALL_NORIFY && evd->notified)) {
@@ -463,18 +464,8 @@ DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_evd_post, KDAPL_INTERNAL);
 
-/**
- * kdapl_evd_queue() - queue an event, optionally without a kick
- * @evd: the EVD
- * @event: the event
- * @kick: schedule delivery; false from the EVD's own processing, which
- *	delivers what it queued before it returns
- *
- * Return: as kdapl_evd_post().
- * Context: any context.
- */
-DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
-			   bool kick)
+static DAT_RETURN evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			    bool kick, bool quiet)
 {
 	bool report = false;
 	unsigned long flags;
@@ -494,6 +485,8 @@ DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 		slot->evd_handle = kdapl_obj_handle(&evd->base);
 		evd->count++;
 		evd->posted++;
+		/* an event that notifies carries the quiet ones before it */
+		evd->quiet = quiet ? evd->quiet + 1 : 0;
 	}
 	kick = kick && evd->policy != DAT_UPCALL_DISABLE &&
 	       evd->policy != DAT_UPCALL_TEARDOWN;
@@ -504,6 +497,41 @@ DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 	if (report)
 		report_overflow(evd);
 	return ret;
+}
+
+/**
+ * kdapl_evd_queue() - queue an event, optionally without a kick
+ * @evd: the EVD
+ * @event: the event
+ * @kick: schedule delivery; false from the EVD's own processing, which
+ *	delivers what it queued before it returns
+ *
+ * Return: as kdapl_evd_post().
+ * Context: any context.
+ */
+DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			   bool kick)
+{
+	return evd_queue(evd, event, kick, false);
+}
+
+/**
+ * kdapl_evd_queue_quiet() - queue an event that notifies nobody
+ * @evd: the EVD
+ * @event: the event (a DTO completion posted with
+ *	DAT_COMPLETION_UNSIGNALLED_FLAG)
+ *
+ * No upcall is made for @event until a later event that notifies is
+ * queued behind it (both are then delivered, in order); the consumer can
+ * dat_evd_dequeue() it at any time.
+ *
+ * Return: as kdapl_evd_post().
+ * Context: any context.
+ */
+DAT_RETURN kdapl_evd_queue_quiet(struct kdapl_evd *evd,
+				 const DAT_EVENT *event)
+{
+	return evd_queue(evd, event, false, true);
 }
 
 /**
@@ -791,7 +819,8 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		if (evd->notified) {
 			/* NORIFY: re-arm, and notify again if more are queued */
 			evd->notified = false;
-			kick = evd->count && evd->policy == DAT_UPCALL_NORIFY;
+			kick = evd->count > evd->quiet &&
+			       evd->policy == DAT_UPCALL_NORIFY;
 		}
 	} else {
 		ret = DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);

@@ -32,6 +32,9 @@ struct kdapl_cpuset;
  * @overflows: events refused for a full queue, ever
  * @notified: DAT_UPCALL_NORIFY: the upcall was told, the consumer has not
  *	dequeued since
+ * @quiet: how many of the newest queued events notify nobody
+ *	(DAT_COMPLETION_UNSIGNALLED_FLAG): upcalls stop before them; they
+ *	are delivered ahead of the next event that notifies, or dequeued
  * @policy: the DAT upcall policy
  * @upcall: the consumer's upcall object
  * @upcalls_running: upcalls in progress; TEARDOWN waits for 0 on @wq
@@ -60,6 +63,7 @@ struct kdapl_evd {
 	bool overflowed;
 	u64 overflows;
 	bool notified;
+	u32 quiet;
 	DAT_UPCALL_POLICY policy;
 	DAT_UPCALL_OBJECT upcall;
 	unsigned int upcalls_running;
@@ -97,6 +101,12 @@ void kdapl_evd_destroy_ia(struct kdapl_ia *ia);
 DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
 DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 			   bool kick);
+/*
+ * Queue @event without notification (DAT_COMPLETION_UNSIGNALLED_FLAG): no
+ * upcall is made for it until a later event notifies. Any context.
+ */
+DAT_RETURN kdapl_evd_queue_quiet(struct kdapl_evd *evd,
+				 const DAT_EVENT *event);
 
 void kdapl_evd_debugfs_init(struct dentry *dir);
 void kdapl_evd_release_device(struct kdapl_evd *evd);

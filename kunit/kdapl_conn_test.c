@@ -1397,6 +1397,290 @@ static void dto_posts_from_upcall(struct kunit *test)
 	ASSERT_OK(test, dat_evd_free(devd));
 }
 
+/* --- selective signaling --------------------------------------------- */
+
+/*
+ * DAT_COMPLETION_SUPPRESS_FLAG on sends: no event when they succeed; the
+ * LMRs stay held and the request slots taken until a later request
+ * completes, which gives them all back.
+ */
+static void dto_suppress_send(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct mem su, sa, rb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	DAT_BOOLEAN idle;
+	int i;
+
+	mem_make(test, &c->a, 512, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &su);
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &sa);
+	mem_make(test, &c->b, 1024, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	fill(su.buf, su.len, 5);
+	for (i = 0; i < 4; i++) {
+		t = trip(&rb, i * 256, 256);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb0 + i),
+						 0));
+	}
+	connect_to(test, epa, epb, &psp);
+
+	for (i = 0; i < 3; i++) {
+		t = trip(&su, i * 100, 100);
+		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xc0 + i),
+						 DAT_COMPLETION_SUPPRESS_FLAG));
+	}
+	for (i = 0; i < 3; i++) {
+		expect_dto(test, c->b.dto, 0xb0 + i, DAT_DTO_SUCCESS, 100,
+			   DAT_DTO_RECEIVE);
+		KUNIT_EXPECT_EQ(test, memcmp(rb.buf + i * 256, su.buf + i * 100,
+					     100), 0);
+	}
+	/* Delivered, and still nothing on A: the LMR is held meanwhile. */
+	expect_quiet(test, c->a.dto, 200);
+	ASSERT_OK(test, dat_ep_get_status(epa, NULL, NULL, &idle));
+	KUNIT_EXPECT_EQ(test, idle, DAT_FALSE);
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_lmr_free(su.lmr)),
+			DAT_INVALID_STATE);
+
+	/* A signaled send completes, and with it the three before it. */
+	t = trip(&sa, 0, 50);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xc9), 0));
+	expect_dto(test, c->a.dto, 0xc9, DAT_DTO_SUCCESS, 50, DAT_DTO_SEND);
+	expect_dto(test, c->b.dto, 0xb3, DAT_DTO_SUCCESS, 50, DAT_DTO_RECEIVE);
+	expect_quiet(test, c->a.dto, 100);
+	ASSERT_OK(test, dat_ep_get_status(epa, NULL, NULL, &idle));
+	KUNIT_EXPECT_EQ(test, idle, DAT_TRUE);
+	ASSERT_OK(test, dat_lmr_free(su.lmr));
+
+	/* Receives cannot be suppressed: verbs always complete them. */
+	t = trip(&rb, 0, 64);
+	EXPECT_RET(test, dat_ep_post_recv(epb, 1, &t, cookie(0xbf),
+					  DAT_COMPLETION_SUPPRESS_FLAG),
+		   E_PARAM(5));
+}
+
+/*
+ * Suppressed RDMA Write and Read: no events; a signaled Read behind them
+ * completes after both, and sees the Write's data.
+ */
+static void dto_suppress_rdma(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct mem tb, mb, ma, src, dst, dst2;
+	DAT_RMR_TRIPLET r;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+
+	mem_make(test, &c->b, 8192, 0, DAT_MEM_PRIV_ALL_FLAG, &tb);
+	mem_make(test, &c->b, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &mb);
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ma);
+	mem_make(test, &c->a, 4096, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &src);
+	mem_make(test, &c->a, 8192, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &dst);
+	mem_make(test, &c->a, 8192, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &dst2);
+	fill(tb.buf, 8192, 11);
+	fill(src.buf, 4096, 23);
+	t = trip(&ma, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa0), 0));
+	connect_to(test, epa, epb, &psp);
+	/*
+	 * B's send goes behind the registration of its region, as a ULP's
+	 * advertisement would (an rkey is valid once B's QP executed it).
+	 */
+	t = trip(&mb, 0, 8);
+	ASSERT_OK(test, dat_ep_post_send(epb, 1, &t, cookie(0xb0), 0));
+	expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, 8, DAT_DTO_SEND);
+	expect_dto(test, c->a.dto, 0xa0, DAT_DTO_SUCCESS, 8, DAT_DTO_RECEIVE);
+
+	r.rmr_context = tb.rctx;
+	r.virtual_address = tb.addr;
+	r.segment_length = 8192;
+	t = trip(&src, 0, 4096);
+	ASSERT_OK(test, dat_ep_post_rdma_write(epa, 1, &t, cookie(0xd1), &r,
+					       DAT_COMPLETION_SUPPRESS_FLAG));
+	t = trip(&dst, 0, 8192);
+	ASSERT_OK(test, dat_ep_post_rdma_read(epa, 1, &t, cookie(0xd2), &r,
+					      DAT_COMPLETION_SUPPRESS_FLAG));
+	t = trip(&dst2, 0, 8192);
+	ASSERT_OK(test, dat_ep_post_rdma_read(epa, 1, &t, cookie(0xd3), &r, 0));
+	expect_dto(test, c->a.dto, 0xd3, DAT_DTO_SUCCESS, 8192,
+		   DAT_DTO_RDMA_READ);
+	expect_quiet(test, c->a.dto, 100);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.buf, src.buf, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.buf, dst2.buf, 8192), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(tb.buf, src.buf, 4096), 0);
+}
+
+/*
+ * A suppressed request that fails still has its event: posted after an
+ * abrupt disconnect it is flushed at once; on RoCE, sends the peer has
+ * no receive for wait (RNR retries without end) and are flushed by the
+ * disconnect, in order. Suppressed sends that succeeded with no request
+ * after them are given back by the disconnect's drain.
+ */
+static void dto_suppress_errors(struct kunit *test)
+{
+	const DAT_COMPLETION_FLAGS sup = DAT_COMPLETION_SUPPRESS_FLAG;
+	struct conn_ctx *c = ctx(test);
+	DAT_DTO_COOKIE ck;
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	struct mem su, rb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	DAT_BOOLEAN idle;
+	int i;
+
+	mem_make(test, &c->a, 256, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &su);
+	mem_make(test, &c->b, 256, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	connect_to(test, epa, epb, &psp);
+
+	if (c->t == &topo_rxe) {
+		for (i = 0; i < 2; i++) {
+			t = trip(&su, 0, 16);
+			ck = cookie(0xf0 + i);
+			ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, ck, sup));
+		}
+		msleep(100);
+		expect_quiet(test, c->a.dto, 10);
+		ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+		expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED,
+			  NULL);
+		expect_dto(test, c->a.dto, 0xf0, DAT_DTO_ERR_FLUSHED, 0, 0);
+		expect_dto(test, c->a.dto, 0xf1, DAT_DTO_ERR_FLUSHED, 0, 0);
+	} else {
+		/* Succeeded, no signaled request behind them: the drain. */
+		for (i = 0; i < 2; i++) {
+			t = trip(&rb, i * 16, 16);
+			ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t,
+							 cookie(0xb0 + i), 0));
+			t = trip(&su, i * 16, 16);
+			ck = cookie(0xf0 + i);
+			ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, ck, sup));
+		}
+		expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, 16,
+			   DAT_DTO_RECEIVE);
+		expect_dto(test, c->b.dto, 0xb1, DAT_DTO_SUCCESS, 16,
+			   DAT_DTO_RECEIVE);
+		ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+		expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED,
+			  NULL);
+	}
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_quiet(test, c->a.dto, 100);
+	ASSERT_OK(test, dat_ep_get_status(epa, NULL, NULL, &idle));
+	KUNIT_EXPECT_EQ(test, idle, DAT_TRUE);
+	ASSERT_OK(test, dat_lmr_free(su.lmr));
+
+	/* After the disconnect: flushed at once, suppressed or not. */
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &su);
+	t = trip(&su, 0, 16);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xf9),
+					 DAT_COMPLETION_SUPPRESS_FLAG));
+	expect_dto(test, c->a.dto, 0xf9, DAT_DTO_ERR_FLUSHED, 0, 0);
+}
+
+/* Upcalls seen by dto_unsignalled_quiet(). */
+struct quiet_probe {
+	spinlock_t lock;	/* the upcall runs on the EVD's CPU */
+	int n;
+	u64 ck[4];
+	DAT_BOOLEAN more[4];
+};
+
+static void quiet_upcall(DAT_PVOID data, const DAT_EVENT *ev,
+			 DAT_BOOLEAN more)
+{
+	struct quiet_probe *p = data;
+
+	spin_lock(&p->lock);
+	if (p->n < ARRAY_SIZE(p->ck)) {
+		p->ck[p->n] = ev->event_data.dto_completion_event_data
+			      .user_cookie.as_64;
+		p->more[p->n] = more;
+	}
+	p->n++;
+	spin_unlock(&p->lock);
+}
+
+static int quiet_upcalls(struct quiet_probe *p)
+{
+	int n;
+
+	spin_lock_bh(&p->lock);
+	n = p->n;
+	spin_unlock_bh(&p->lock);
+	return n;
+}
+
+/*
+ * DAT_COMPLETION_UNSIGNALLED_FLAG: the completion is queued but makes no
+ * upcall; the next event that notifies brings it along, ahead of itself,
+ * and dat_evd_dequeue() takes it at any time.
+ */
+static void dto_unsignalled_quiet(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct quiet_probe p = {};
+	DAT_UPCALL_OBJECT up = { &p, quiet_upcall };
+	DAT_EP_HANDLE epa = DAT_HANDLE_NULL, epb = ep_make(test, &c->b);
+	DAT_EVD_HANDLE qevd;
+	struct mem sa, rb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+	int i, ms;
+
+	spin_lock_init(&p.lock);
+	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 16, DAT_UPCALL_SINGLE_INSTANCE,
+					&up, DAT_EVD_DTO_FLAG, &qevd));
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, c->a.dto, qevd,
+				      c->a.conn, NULL, &epa));
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &sa);
+	mem_make(test, &c->b, 256, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	for (i = 0; i < 3; i++) {
+		t = trip(&rb, i * 64, 64);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb0 + i),
+						 0));
+	}
+	connect_to(test, epa, epb, &psp);
+
+	t = trip(&sa, 0, 8);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xe1),
+					 DAT_COMPLETION_UNSIGNALLED_FLAG));
+	expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, 8, DAT_DTO_RECEIVE);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, quiet_upcalls(&p), 0);
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xe2), 0));
+	for (ms = 0; quiet_upcalls(&p) < 2 && ms < WAIT_MS; ms += 5)
+		usleep_range(5000, 6000);
+	KUNIT_ASSERT_EQ(test, quiet_upcalls(&p), 2);
+	KUNIT_EXPECT_EQ(test, p.ck[0], 0xe1ULL);
+	KUNIT_EXPECT_EQ(test, p.more[0], DAT_TRUE);
+	KUNIT_EXPECT_EQ(test, p.ck[1], 0xe2ULL);
+	KUNIT_EXPECT_EQ(test, p.more[1], DAT_FALSE);
+
+	/* Alone, it waits in the queue for dat_evd_dequeue(). */
+	ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xe3),
+					 DAT_COMPLETION_UNSIGNALLED_FLAG));
+	ASSERT_OK(test, wait_ev(qevd, &ev, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, ev.event_data.dto_completion_event_data
+			.user_cookie.as_64, 0xe3ULL);
+	KUNIT_EXPECT_EQ(test, quiet_upcalls(&p), 2);
+	for (i = 1; i < 3; i++)
+		expect_dto(test, c->b.dto, 0xb0 + i, DAT_DTO_SUCCESS, 8,
+			   DAT_DTO_RECEIVE);
+
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_evd_modify_upcall(qevd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(qevd));
+}
+
 /* The bound of a graceful disconnect fires first: still one event each. */
 static void conn_disconnect_bounded(struct kunit *test)
 {
@@ -1611,6 +1895,10 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(dto_bad_triplets),	\
 	KUNIT_CASE(dto_post_after_disconnect_flushed),	\
 	KUNIT_CASE(dto_posts_from_upcall),	\
+	KUNIT_CASE(dto_suppress_send),	\
+	KUNIT_CASE(dto_suppress_rdma),	\
+	KUNIT_CASE(dto_suppress_errors),	\
+	KUNIT_CASE(dto_unsignalled_quiet),	\
 	KUNIT_CASE(conn_disconnect_bounded),	\
 	KUNIT_CASE(conn_more_calls_from_upcalls),	\
 	{}							\
