@@ -51,6 +51,10 @@ struct socket;
  *        (ping-pong); 0: a quarter of @ms (at least 100) or @rounds
  * @vec_a: the verbs test's active CQ's completion vector (kiwarp: CPU)
  * @vec_b: and the passive one's
+ * @signal: selective signaling: every @signal-th request of the active
+ *	end is signaled, the others are posted with
+ *	DAT_COMPLETION_SUPPRESS_FLAG (verbs: without IB_SEND_SIGNALED);
+ *	0 or 1: every one
  * @tag: label prefixed to every output figure
  */
 struct bench_cmd {
@@ -70,7 +74,11 @@ struct bench_cmd {
 	u32 warm;
 	u32 vec_a;
 	u32 vec_b;
+	u32 signal;
 };
+
+/* Largest @signal: a window of suppressed requests fits every queue. */
+#define BENCH_MAX_SIGNAL	16
 
 /* Output of the running command (bench_mutex held). */
 extern struct seq_buf bench_out;

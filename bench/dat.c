@@ -87,6 +87,12 @@ struct bench_end {
  * @stop: the deadline passed: post nothing more (but the above)
  * @fenced: the READ after the last WRITE completed: all WRITEs placed
  * @finished: counted off in @run->active for this measured run
+ * @unsig: requests posted suppressed since the last signaled one
+ * @batch: per signaled request in flight: how many requests its event
+ *	completes (itself and the suppressed ones before it)
+ * @bhead: index of the oldest in @batch (free running)
+ * @btail: where the next goes in @batch (free running)
+ * @lat_sends: ping-pong sends posted (which ones are signaled)
  */
 struct bench_dconn {
 	struct bench_drun *run;
@@ -105,6 +111,11 @@ struct bench_dconn {
 	bool stop;
 	bool fenced;
 	bool finished;
+	u32 unsig;
+	u32 batch[64];
+	u32 bhead;
+	u32 btail;
+	u32 lat_sends;
 };
 
 /**
@@ -120,11 +131,13 @@ struct bench_dconn {
  * @rtt: ping-pong samples (ns)
  * @rounds: how many are wanted per run
  * @cpu_ev: DTO events seen by active-end upcalls, per CPU
+ * @signal: every @signal-th request signaled (1: all)
  */
 struct bench_drun {
 	enum bench_test test;
 	u32 size;
 	u32 depth;
+	u32 signal;
 	ktime_t deadline;
 	atomic_t active;
 	struct completion done;
@@ -295,19 +308,29 @@ static int post_one(struct bench_dconn *c)
 		.segment_length = r->size,
 	};
 	DAT_LMR_TRIPLET t = trip(&c->a.data, 0, r->size);
+	DAT_COMPLETION_FLAGS f;
 	DAT_RETURN ret;
+	bool sig;
 
+	/*
+	 * Signaled: every r->signal-th, the one that fills the window (the
+	 * window would otherwise never complete) and, after the deadline,
+	 * every one (the last of a run must complete).
+	 */
+	sig = c->unsig + 1 >= r->signal || c->inflight + 1 >= r->depth ||
+	      c->stop;
+	f = sig ? 0 : DAT_COMPLETION_SUPPRESS_FLAG;
 	switch (r->test) {
 	case BT_WRITE:
-		ret = dat_ep_post_rdma_write(c->a.ep, 1, &t, no_cookie, &rt, 0);
+		ret = dat_ep_post_rdma_write(c->a.ep, 1, &t, no_cookie, &rt, f);
 		break;
 	case BT_READ:
-		ret = dat_ep_post_rdma_read(c->a.ep, 1, &t, no_cookie, &rt, 0);
+		ret = dat_ep_post_rdma_read(c->a.ep, 1, &t, no_cookie, &rt, f);
 		break;
 	case BT_SEND:
 		if (!c->credits)
 			return -EAGAIN;
-		ret = dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0);
+		ret = dat_ep_post_send(c->a.ep, 1, &t, no_cookie, f);
 		if (ret == DAT_SUCCESS) {
 			c->credits--;
 			c->sent++;
@@ -322,7 +345,23 @@ static int post_one(struct bench_dconn *c)
 		return -EIO;
 	}
 	c->inflight++;
+	if (!sig) {
+		c->unsig++;
+		return 0;
+	}
+	c->batch[c->btail++ % ARRAY_SIZE(c->batch)] = c->unsig + 1;
+	c->unsig = 0;
 	return 0;
+}
+
+/*
+ * A ping-pong's send: every r->signal-th signaled (its completion is not
+ * waited for: the answer is). conn->lock held.
+ */
+static DAT_COMPLETION_FLAGS lat_send_flags(struct bench_dconn *c)
+{
+	return ++c->lat_sends % c->run->signal ? DAT_COMPLETION_SUPPRESS_FLAG :
+	       0;
 }
 
 /* Keep @depth operations in flight until the deadline; conn->lock held. */
@@ -333,8 +372,9 @@ static void refill(struct bench_dconn *c)
 	if (!c->stop && ktime_after(ktime_get(), r->deadline))
 		c->stop = true;
 	while (c->inflight < r->depth) {
-		if (c->stop && !(r->test == BT_SEND &&
-				 c->sent % BENCH_CREDIT_EVERY))
+		/* after the deadline: a suppressed tail gets a signaled op */
+		if (c->stop && !c->unsig && !(r->test == BT_SEND &&
+					      c->sent % BENCH_CREDIT_EVERY))
 			break;
 		if (post_one(c))
 			break;
@@ -409,6 +449,7 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	struct bench_dconn *c = data;
 	struct bench_drun *r = c->run;
 	DAT_LMR_TRIPLET t;
+	u32 n;
 
 	if (ev->event_number != DAT_DTO_COMPLETION_EVENT)
 		return;
@@ -446,8 +487,8 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 		}
 		t = trip(&c->a.data, 0, r->size);
 		c->t0 = ktime_get();
-		if (dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
-		    DAT_SUCCESS)
+		if (dat_ep_post_send(c->a.ep, 1, &t, no_cookie,
+				     lat_send_flags(c)) != DAT_SUCCESS)
 			run_fail(r, -EIO);
 		break;
 	case BT_SEND:
@@ -470,12 +511,15 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 			break;
 		if (!c->inflight)
 			break;
-		c->inflight--;
 		if (r->test == BT_WRITE && d->operation == DAT_DTO_RDMA_READ) {
+			c->inflight--;
 			c->fenced = true;	/* not counted */
 		} else {
-			c->ops++;
-			c->bytes += d->transfered_length;
+			/* the signaled one and the suppressed before it */
+			n = c->batch[c->bhead++ % ARRAY_SIZE(c->batch)];
+			c->inflight -= min(n, c->inflight);
+			c->ops += n;
+			c->bytes += (u64)n * d->transfered_length;
 			refill(c);
 		}
 		conn_maybe_done(c);
@@ -841,6 +885,9 @@ static int run_stream(struct bench_drun *r, struct bench_dconn *cs, u32 n,
 		cs[i].sent = 0;
 		cs[i].bytes = 0;
 		cs[i].ops = 0;
+		cs[i].unsig = 0;
+		cs[i].bhead = 0;
+		cs[i].btail = 0;
 		refill(&cs[i]);
 		if (!cs[i].inflight) {
 			cs[i].stop = true;
@@ -876,8 +923,8 @@ static int run_lat(struct bench_drun *r, struct bench_dconn *c)
 		err = -EIO;
 	t = trip(&c->a.data, 0, r->size);
 	c->t0 = ktime_get();
-	if (!err && dat_ep_post_send(c->a.ep, 1, &t, no_cookie, 0) !=
-	    DAT_SUCCESS)
+	if (!err && dat_ep_post_send(c->a.ep, 1, &t, no_cookie,
+				     lat_send_flags(c)) != DAT_SUCCESS)
 		err = -EIO;
 	spin_unlock_bh(&c->lock);
 	if (err)
@@ -908,6 +955,7 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 	init_completion(&r->done);
 	r->size = cmd->size;
 	r->depth = cmd->depth;
+	r->signal = cmd->signal ?: 1;
 	r->rounds = cmd->rounds;
 	r->test = BT_DOWN;
 	if (test == BT_LAT) {

@@ -22,12 +22,14 @@
  *                             caller's namespace (sconn's TCP connections)
  *   unserve                   free everything "serve" made
  *   dat test=write|read|send|lat ia_a= addr= port= size= depth= conns=
- *       ms= rounds= reps= warm= tag=  (to the responder at addr:port)
+ *       ms= rounds= reps= warm= signal= tag=  (to the responder at
+ *                             addr:port; signal=N: every Nth signaled)
  *   dat test=conn|sconn ia_a= ia_b= addr= port= rounds= reps= tag=
  *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= warm=
  *       tag=                  (to the TCP responder at addr:port)
  *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= warm=
- *       vec_a= vec_b= tag=    (the CQs' vectors, modulo the device's)
+ *       vec_a= vec_b= signal= tag=  (the CQs' vectors, modulo the
+ *                             device's; every Nth send signaled)
  * Every measured data run also reports its CPU cost (cost.c).
  * Documentation/performance.rst describes what each test measures.
  */
@@ -195,6 +197,7 @@ static const struct {
 	{ "warm", offsetof(struct bench_cmd, warm) },
 	{ "vec_a", offsetof(struct bench_cmd, vec_a) },
 	{ "vec_b", offsetof(struct bench_cmd, vec_b) },
+	{ "signal", offsetof(struct bench_cmd, signal) },
 };
 
 /* @key=@v for one of bench_u32_keys; -EINVAL for an unknown key. */
@@ -262,7 +265,7 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	    c->depth > 64 || !c->conns || c->conns > BENCH_MAX_CONNS ||
 	    !c->reps || c->reps > BENCH_MAX_REPS || !c->rounds ||
 	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000 ||
-	    c->warm > 60000)
+	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL)
 		return -ERANGE;
 	return 0;
 }

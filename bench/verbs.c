@@ -41,6 +41,7 @@
  * @vec: its CQ's completion vector (modulo the device's)
  * @scqe: completion context of its sends
  * @rcqe: completion context of its receives
+ * @sends: sends posted (every run->signal-th is signaled)
  */
 struct bench_vend {
 	struct bench_vrun *run;
@@ -53,6 +54,7 @@ struct bench_vend {
 	u32 vec;
 	struct ib_cqe scqe;
 	struct ib_cqe rcqe;
+	u32 sends;
 };
 
 /**
@@ -72,6 +74,8 @@ struct bench_vend {
  * @t0: start of the current round trip
  * @done: completed after the last round or on an error
  * @err: first error
+ * @signal: every @signal-th send of each end signaled (1: all); both
+ *	ends, so that a round trip's cost drops on both sides
  */
 struct bench_vrun {
 	struct rdma_cm_id *listen;
@@ -87,6 +91,7 @@ struct bench_vrun {
 	ktime_t t0;
 	struct completion done;
 	atomic_t err;
+	u32 signal;
 };
 
 static void vrun_fail(struct bench_vrun *r, int err)
@@ -116,9 +121,11 @@ static int v_post_send(struct bench_vend *e, u32 len)
 		.lkey = e->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = { .wr_cqe = &e->scqe, .sg_list = &sge,
-				 .num_sge = 1, .opcode = IB_WR_SEND,
-				 .send_flags = IB_SEND_SIGNALED };
+				 .num_sge = 1, .opcode = IB_WR_SEND };
 
+	/* an unsignaled send's slot comes back with a later signaled one */
+	if (++e->sends % e->run->signal == 0)
+		wr.send_flags = IB_SEND_SIGNALED;
 	return ib_post_send(e->id->qp, &wr, NULL);
 }
 
@@ -217,7 +224,7 @@ static int v_end_setup(struct bench_vend *e, struct bench_vrun *r,
 		       void (*recv_done)(struct ib_cq *, struct ib_wc *))
 {
 	struct ib_qp_init_attr qa = {
-		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+		.cap = { .max_send_wr = 2 * BENCH_MAX_SIGNAL, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
@@ -370,6 +377,7 @@ int bench_verbs_run(const struct bench_cmd *cmd)
 	init_completion(&r->cm_done[1]);
 	init_completion(&r->done);
 	r->size = cmd->size;
+	r->signal = cmd->signal ?: 1;
 	r->rounds = cmd->rounds;
 	r->a.vec = cmd->vec_a;
 	r->b.vec = cmd->vec_b;

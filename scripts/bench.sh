@@ -71,6 +71,7 @@ SWEEP_REPS=1
 SWEEP_SIZES="1024"
 SWEEP_DEPTHS="1 64"
 SWEEP_CONNS="8"
+SWEEP_SIGNALS="1 16"
 CONF
 else
 	rm -f "$run/bench.conf"

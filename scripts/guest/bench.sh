@@ -31,6 +31,7 @@ SWEEP_REPS=5		# rounds of the sweeps
 SWEEP_SIZES="64 256 1024 16384 262144"
 SWEEP_DEPTHS="1 4 16 64"
 SWEEP_CONNS="1 2 4 8"
+SWEEP_SIGNALS="1 4 16"	# every n-th request signaled
 [ -r "$KDAPL_RUN/bench.conf" ] && . "$KDAPL_RUN/bench.conf"
 
 RAW=$OUT/bench.raw
@@ -145,6 +146,16 @@ sweep "${cmds[@]}"
 cmds=()
 for n in $SWEEP_CONNS; do
 	cmds+=("dat test=write $OURS $common size=65536 conns=$n tag=sweep.conns.$n")
+done
+sweep "${cmds[@]}"
+# Selective signaling: ours' DAT WRITE 4 KiB at depth 16, and the 64 B
+# ping-pong through DAT and raw verbs (both verbs ends signal every n-th).
+cmds=()
+for n in $SWEEP_SIGNALS; do
+	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=64 signal=$n"
+	cmds+=("dat test=write $OURS $common size=4096 signal=$n tag=sweep.signal.write.$n"
+		"dat test=lat $OURS $lat tag=sweep.signal.lat.$n"
+		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=sweep.signal.verbs.$n")
 done
 sweep "${cmds[@]}"
 

@@ -450,14 +450,15 @@ bench_smoke_load() {
 	insmod "$MODDIR/kdapl_bench.ko" &&
 	bench_in_b "respond ia=kw2 port=7803" &&
 	bench_in_b "respond tcp port=7802" &&
-	bench_in_b "serve ia=kw2 port=7801"
+	bench_in_b "serve ia=kw2 port=7801" &&
+	bench_in_b "serve tcp port=7805"	# namespace b, for the verbs test
 }
-# The DAT responder served the ping-pong and the write, the TCP one the
-# ping-pong and the stream: one connection each, the warm-up and every
-# measured run on it.
+# The DAT responder served the ping-pong and the two writes, the TCP one
+# the ping-pong and the stream: one connection each, the warm-up and
+# every measured run on it.
 bench_smoke_unload() {
 	echo unrespond >"$BENCH_CTL" &&
-	grep -qx "kw2.served 2.000" "$BENCH_CTL" &&
+	grep -qx "kw2.served 3.000" "$BENCH_CTL" &&
 	grep -qx "tcp.served 2.000" "$BENCH_CTL" &&
 	echo unserve >"$BENCH_CTL" && rmmod kdapl_bench ||
 		{ cat "$BENCH_CTL"; return 1; }
@@ -465,7 +466,7 @@ bench_smoke_unload() {
 kdapl_bench_smoke_suite() {
 	local ours="ia_a=kw1 addr=$KW2_ADDR port=7803"
 	local setup="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
-	ktap_suite kdapl_bench_smoke 7
+	ktap_suite kdapl_bench_smoke 9
 	ktap_check load_and_serve bench_smoke_load
 	# percentiles, the histogram the host pools, the run's CPU cost
 	ktap_check dat_pingpong bench_cmd \
@@ -476,6 +477,13 @@ kdapl_bench_smoke_suite() {
 	ktap_check dat_rdma_write_64k bench_cmd \
 		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
 		's\.write' 's\.write\.us_per_mb' 's\.write\.cpus'
+	# selective signaling: every 4th request signaled, DAT and verbs
+	ktap_check dat_write_signal_4 bench_cmd \
+		"dat test=write $ours size=4096 depth=16 signal=4 ms=100 reps=1 tag=s.sig" \
+		's\.sig' 's\.sig\.us_per_mb'
+	ktap_check verbs_pingpong_signal_4 bench_cmd \
+		"verbs test=lat ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7804 size=64 rounds=20 warm=5 reps=1 signal=4 tag=s.vlat" \
+		's\.vlat\.median' 's\.vlat\.us_per_op'
 	ktap_check dat_setup_rate bench_cmd \
 		"dat test=conn $setup rounds=2 reps=1 tag=s.conn" 's\.conn'
 	ktap_check tcp_pingpong bench_cmd \

@@ -658,6 +658,42 @@ void sweeps(std::ostringstream &o, const std::map<std::string, Stat> &st)
 	}
 }
 
+// sweep.signal.<test>.<n>: selective signaling, every n-th request
+// signaled (1: every one): ours' DAT RDMA WRITE 4 KiB (MB/s), DAT and
+// verbs 64 B ping-pong (median round trip, us), each with its CPU time
+// per operation.
+void signal_sweep(std::ostringstream &o, const std::map<std::string, Stat> &st)
+{
+	bool header = false;
+
+	for (auto [test, label, fig] :
+	     {std::tuple{"write", "DAT RDMA WRITE 4 KiB, MB/s", ""},
+	      {"lat", "DAT 64 B round trip, us", ".median"},
+	      {"verbs", "verbs 64 B round trip, us", ".median"}}) {
+		std::map<long, std::string> row;
+		for (long n = 1; n <= 64; n++) {
+			std::string base = "sweep.signal." + std::string(test) +
+					   "." + std::to_string(n);
+			const Stat *v = find(st, base + fig);
+			if (!v)
+				continue;
+			const Stat *us = find(st, base + ".us_per_op");
+			row[n] = cell(v) + (us ? " (" + sig(us->median) +
+					    " us/op)" : "");
+		}
+		if (row.empty())
+			continue;
+		if (!header)
+			o << "\nSweep, selective signaling (every n-th request"
+			     " signaled), ours:\n";
+		header = true;
+		o << "  " << pad(label, 28);
+		for (const auto &[n, c] : row)
+			o << "  " << n << ": " << c;
+		o << "\n";
+	}
+}
+
 void ratio_lines(std::ostringstream &o, const std::vector<Ratio> &rs,
 		 const std::string &topo)
 {
@@ -716,6 +752,7 @@ std::string table(const std::map<std::string, Stat> &all,
 			o << "\n";
 		}
 	sweeps(o, st);
+	signal_sweep(o, st);
 	o << "\nCompletion scaling (ours, RDMA WRITE): events/s, per-CPU events\n";
 	for (std::string m : {"on", "off"}) {
 		for (int n = 1; n <= 64; n *= 2) {

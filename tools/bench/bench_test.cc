@@ -391,6 +391,21 @@ TEST(Output, SweepsAndSetupCreation)
 			 "150 us"), std::string::npos);
 }
 
+TEST(Output, SignalSweep)
+{
+	auto raw = fig({{"sweep.signal.write.1", 100},
+			{"sweep.signal.write.16", 150},
+			{"sweep.signal.write.16.us_per_op", 12},
+			{"sweep.signal.verbs.4.median", 80}});
+	std::string t = table(stats_of(raw), ratios(raw), pooled(raw));
+	EXPECT_NE(t.find("DAT RDMA WRITE 4 KiB, MB/s    1: 100 [100-100]  "
+			 "16: 150 [150-150] (12.0 us/op)"), std::string::npos)
+		<< t;
+	EXPECT_NE(t.find("verbs 64 B round trip, us     4: 80.0 [80.0-80.0]"),
+		  std::string::npos) << t;
+	EXPECT_EQ(t.find("DAT 64 B round trip"), std::string::npos);
+}
+
 TEST(Ratios, RxeDatOverVerbs)
 {
 	auto rs = ratios(fig({{"rxe.lat.64.median", 200},
