@@ -141,6 +141,21 @@ static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
 }
 
 /*
+ * The RDMA Read depths the connection got (negative: unchanged): from now
+ * on what dat_ep_query() reports (seed 000: a provider may change them
+ * during connection setup); dat_ep_reset() puts the wanted ones back.
+ */
+static void ep_set_reads(struct kdapl_ep *ep, int rd_in, int rd_out)
+{
+	spin_lock_irq(&ep->lock);
+	if (rd_in >= 0)
+		ep->attr.max_rdma_read_in = rd_in;
+	if (rd_out >= 0)
+		ep->attr.max_rdma_read_out = rd_out;
+	spin_unlock_irq(&ep->lock);
+}
+
+/*
  * IB and RoCE: the QP transitions rdma_cm makes for a QP it created
  * (cma_modify_qp_rtr(), cma_modify_qp_rts()). kdapl creates its QPs with
  * ib_create_qp() before any cm_id exists, so rdma_cm leaves them alone
@@ -162,6 +177,7 @@ static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	static const enum ib_qp_state steps[] = {
 		IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS,
 	};
+	int rd_in = -1, rd_out = -1;
 	struct ib_qp_attr qa;
 	unsigned int i;
 	int mask, err;
@@ -176,6 +192,10 @@ static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			qa.max_dest_rd_atomic = p->responder_resources;
 		if (p && (mask & IB_QP_MAX_QP_RD_ATOMIC))
 			qa.max_rd_atomic = p->initiator_depth;
+		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+			rd_in = qa.max_dest_rd_atomic;
+		if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+			rd_out = qa.max_rd_atomic;
 		if (!err)
 			err = ib_modify_qp(qp, &qa, mask);
 		if (err) {
@@ -185,6 +205,7 @@ static int ep_qp_ready(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			return err;
 		}
 	}
+	ep_set_reads(ep, rd_in, rd_out);
 	return 0;
 }
 
@@ -229,8 +250,8 @@ static void ep_do_accept_iws(struct kdapl_ep *ep, struct kdapl_iws *iws)
 
 	p.pdata = ep->pdata_len ? ep->pdata : NULL;
 	p.pdata_len = ep->pdata_len;
-	p.ird = ep->attr.max_rdma_read_in;
-	p.ord = ep->attr.max_rdma_read_out;
+	p.ird = ep->rd_in_want;
+	p.ord = ep->rd_out_want;
 	spin_lock_irq(&ep->lock);
 	ep->iws = iws;
 	spin_unlock_irq(&ep->lock);
@@ -265,8 +286,8 @@ static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	p.private_data = ep->pdata_len ? ep->pdata : NULL;
 	p.private_data_len = ep->pdata_len;
 	p.qp_num = ep->qp->qp_num;
-	p.responder_resources = ep->attr.max_rdma_read_in;
-	p.initiator_depth = ep->attr.max_rdma_read_out;
+	p.responder_resources = ep->rd_in_want;
+	p.initiator_depth = ep->rd_out_want;
 	if (!ep->base.ia->prov->iwarp) {
 		/*
 		 * IB: the REP's depths are what both QPs get: no more reads
@@ -316,6 +337,14 @@ static void ep_do_abort(struct kdapl_ep *ep)
 		kdapl_iws_release(iws);
 	if (ep->qp)
 		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
+	/*
+	 * Suppressed requests that succeeded have no completion to give
+	 * them back: once the flushes are seen (the drain), the rest did.
+	 */
+	if (ep->qp && READ_ONCE(ep->unsig_count)) {
+		ib_drain_qp(ep->qp);
+		kdapl_dto_reclaim_all(ep);
+	}
 	if (id) {
 		spin_lock_irq(&ep->lock);
 		ep->cm_id = NULL;
@@ -456,8 +485,8 @@ static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 		return;
 	p.private_data = ep->pdata_len ? ep->pdata : NULL;
 	p.private_data_len = ep->pdata_len;
-	p.responder_resources = ep->attr.max_rdma_read_in;
-	p.initiator_depth = ep->attr.max_rdma_read_out;
+	p.responder_resources = ep->rd_in_want;
+	p.initiator_depth = ep->rd_out_want;
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;
 	if (rdma_connect_locked(id, &p))
@@ -604,6 +633,15 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		ep_connect_response(ep, id, pd, pdlen);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/*
+		 * iWARP: iw_cm reports the provider's IRD as initiator_depth
+		 * and its ORD as responder_resources (cma_iw_handler); siw
+		 * and kiwarp give the connection's own (negotiated) values.
+		 * IB: ep_qp_ready() took them from the QP's attributes.
+		 */
+		if (ep->base.ia->prov->iwarp)
+			ep_set_reads(ep, ev->param.conn.initiator_depth,
+				     ev->param.conn.responder_resources);
 		ep_established(ep, id, pd, pdlen);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -641,6 +679,7 @@ void kdapl_ep_iws_event(struct kdapl_ep *ep,
 
 	switch (ev->type) {
 	case KIWARP_SOCK_EV_ESTABLISHED:
+		ep_set_reads(ep, ev->ird, ev->ord);
 		if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
 				DAT_CONNECTION_EVENT_ESTABLISHED, -1,
 				ev->pdata, len))

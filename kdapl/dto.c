@@ -14,9 +14,10 @@
  *
  * Selective signaling (DAT_COMPLETION_SUPPRESS_FLAG) posts sends and RDMA
  * Writes unsignaled: their contexts wait on the EP's unsignaled list
- * until a later request completes (struct kdapl_wr). RDMA Reads stay
- * signaled, since a Read may complete after requests posted behind it;
- * only their successful event is dropped.
+ * until a later request completes (struct kdapl_wr), or, after an
+ * abort or a disconnect, the drain. RDMA Reads stay signaled, since a
+ * Read may complete after requests posted behind it; only their
+ * successful event is dropped (unsig_ok() has the other exceptions).
  *
  * Work requests kdapl posts for memory registration carry small wr_id
  * values (lmr.h) and are handed to kdapl_lmr_wc() instead.
@@ -55,6 +56,7 @@ int kdapl_ep_wrs_alloc(struct kdapl_ep *ep)
 	ep->free_wr = n ? 0 : U32_MAX;
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
+	ep->unsig_count = 0;
 	spin_unlock_irq(&ep->lock);
 	return 0;
 }
@@ -73,6 +75,7 @@ void kdapl_ep_wrs_free(struct kdapl_ep *ep)
 	ep->free_wr = U32_MAX;
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
+	ep->unsig_count = 0;
 	spin_unlock_irq(&ep->lock);
 	kvfree(wrs);
 }
@@ -141,6 +144,7 @@ static u32 unsig_take_before(struct kdapl_ep *ep, u32 seq)
 	while (i != U32_MAX && seq_before(ep->wrs[i].seq, seq)) {
 		last = i;
 		i = ep->wrs[i].unsig_next;
+		ep->unsig_count--;
 	}
 	if (last == U32_MAX)
 		return U32_MAX;
@@ -171,6 +175,7 @@ static void unsig_unlink(struct kdapl_ep *ep, struct kdapl_wr *wr)
 		ep->wrs[prev].unsig_next = wr->unsig_next;
 	if (ep->unsig_tail == idx)
 		ep->unsig_tail = prev;
+	ep->unsig_count--;
 }
 
 /*
@@ -219,6 +224,7 @@ void kdapl_dto_reclaim_all(struct kdapl_ep *ep)
 	first = ep->wrs ? ep->unsig_head : U32_MAX;
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
+	ep->unsig_count = 0;
 	spin_unlock_irq(&ep->lock);
 	if (first != U32_MAX)
 		unsig_put_chain(ep, first);
@@ -380,6 +386,24 @@ static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
 		kdapl_evd_post(evd, &ev);
 }
 
+/*
+ * Whether a suppressed request can go unsignaled; if not it is posted
+ * signaled and only its success event is dropped. Not a Read (it may
+ * complete after requests behind it); not on a driver that lends an
+ * unsignaled send's pages to TCP (struct kdapl_provider); not the one
+ * that would leave every request slot unsignaled: the contexts are
+ * shared with the receives, and one signaled request must be able to
+ * give them back. Caller holds ep->lock.
+ */
+static bool unsig_ok(struct kdapl_ep *ep, enum kdapl_ep_op op, u32 len)
+{
+	if (op == KDAPL_EP_OP_POST_RDMA_READ)
+		return false;
+	if (ep->base.ia->prov->unsig_lends && len >= PAGE_SIZE)
+		return false;
+	return ep->unsig_count + 1 < ep->attr.max_request_dtos;
+}
+
 #define RECV_CFLAGS	(DAT_COMPLETION_SOLICITED_WAIT_FLAG | \
 			 DAT_COMPLETION_UNSIGNALLED_FLAG)
 #define REQUEST_CFLAGS	(DAT_COMPLETION_SUPPRESS_FLAG | \
@@ -480,7 +504,7 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	}
 	wr->quiet = cflags & DAT_COMPLETION_UNSIGNALLED_FLAG;
 	wr->suppress = cflags & DAT_COMPLETION_SUPPRESS_FLAG;
-	wr->unsignaled = wr->suppress && op != KDAPL_EP_OP_POST_RDMA_READ;
+	wr->unsignaled = wr->suppress && unsig_ok(ep, op, wr->len);
 	wr->seq = ep->sq_seq;
 	if (op == KDAPL_EP_OP_POST_RECV) {
 		rcv.wr_cqe = &wr->cqe;
@@ -523,6 +547,7 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		else
 			ep->wrs[ep->unsig_tail].unsig_next = wr - ep->wrs;
 		ep->unsig_tail = wr - ep->wrs;
+		ep->unsig_count++;
 	}
 unlock:
 	spin_unlock_irqrestore(&ep->lock, flags);

@@ -385,7 +385,12 @@ static void put_lookups(struct kdapl_pz *pz, struct kdapl_evd *recv,
 		kdapl_obj_put(&conn->base);
 }
 
-/* Fill in defaults and check the attributes against the device. */
+/*
+ * Fill in defaults and check the attributes against the device. The
+ * RDMA Read depths have none here: 0 asks for no RDMA Reads (seed 000,
+ * 3.1.4.1); kdapl_ep_new() picks them when the consumer gave no
+ * attributes.
+ */
 static DAT_RETURN kdapl_ep_attr_check(struct kdapl_ia *ia, DAT_EP_ATTR *a)
 {
 	const struct ib_device_attr *d = &ia->prov->attrs;
@@ -400,12 +405,6 @@ static DAT_RETURN kdapl_ep_attr_check(struct kdapl_ia *ia, DAT_EP_ATTR *a)
 		a->max_recv_iov = KDAPL_EP_DEF_IOV;
 	if (!a->max_request_iov)
 		a->max_request_iov = KDAPL_EP_DEF_IOV;
-	if (!a->max_rdma_read_in)
-		a->max_rdma_read_in = min(KDAPL_EP_DEF_RDMA_READ,
-					  d->max_qp_rd_atom);
-	if (!a->max_rdma_read_out)
-		a->max_rdma_read_out = min(KDAPL_EP_DEF_RDMA_READ,
-					   d->max_qp_init_rd_atom);
 	if (!a->max_rdma_read_iov)
 		a->max_rdma_read_iov = min_t(int, a->max_request_iov,
 					     d->max_sge_rd);
@@ -532,13 +531,23 @@ DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto err_refs;
 	}
-	if (attr)
+	if (attr) {
 		ep->attr = *attr;
-	else
+	} else {
+		const struct ib_device_attr *d = &ia->prov->attrs;
+
+		/* No attributes: the provider's choice (seed 000, 3.1.4.2). */
 		ep->attr.service_type = DAT_SERVICE_TYPE_RC;
+		ep->attr.max_rdma_read_in = min(KDAPL_EP_DEF_RDMA_READ,
+						d->max_qp_rd_atom);
+		ep->attr.max_rdma_read_out = min(KDAPL_EP_DEF_RDMA_READ,
+						 d->max_qp_init_rd_atom);
+	}
 	ret = kdapl_ep_attr_check(ia, &ep->attr);
 	if (ret != DAT_SUCCESS)
 		goto err_free;
+	ep->rd_in_want = ep->attr.max_rdma_read_in;
+	ep->rd_out_want = ep->attr.max_rdma_read_out;
 	ret = kdapl_ia_child_get(ia);
 	if (ret != DAT_SUCCESS)
 		goto err_free;
@@ -883,7 +892,11 @@ DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle,
 	/* The old QP goes; a new one comes if the EP is configured. */
 	was_cfg = kdapl_ep_configured(ep);
 	kdapl_ep_qp_destroy(ep);
+	spin_lock_irq(&ep->lock);
 	ep->attr = attr;
+	ep->rd_in_want = attr.max_rdma_read_in;
+	ep->rd_out_want = attr.max_rdma_read_out;
+	spin_unlock_irq(&ep->lock);
 	if (ep_param_mask & DAT_EP_FIELD_PZ_HANDLE) {
 		pz_unuse(ep->pz);
 		if (pz)
@@ -1016,6 +1029,8 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	memset(&ep->local, 0, sizeof(ep->local));
 	ep->peer_pdata_len = 0;
 	ep->disc_peer_seen = false;
+	ep->attr.max_rdma_read_in = ep->rd_in_want;
+	ep->attr.max_rdma_read_out = ep->rd_out_want;
 	spin_unlock_irq(&ep->lock);
 out:
 	mutex_unlock(&ep->cm_mutex);

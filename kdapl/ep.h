@@ -131,12 +131,19 @@ enum kdapl_ep_action {
  * @cm_id: the connection's rdma_cm id, or NULL
  * @pz: protection zone (a user reference), or NULL
  * @recv_evd, @request_evd, @connect_evd: the EVDs (user references)
- * @attr: the EP attributes
+ * @attr: the EP attributes; max_rdma_read_in/_out are @rd_in_want and
+ *	@rd_out_want until a connection is established, then the depths it
+ *	negotiated (seed 000: the provider may change them during setup);
+ *	dat_ep_reset() puts the wanted ones back. Changed under @lock.
+ * @rd_in_want, @rd_out_want: the RDMA Read depths asked for (by the
+ *	consumer, 0 included, or kdapl's defaults when it gave no
+ *	attributes): what connecting and accepting request
  * @wrs: work request contexts, @nr_wrs of them; @free_wr heads the
  *	free list (U32_MAX when empty)
  * @sq_seq: sequence number of the next request DTO (kdapl_wr.seq)
  * @unsig_head, @unsig_tail: the unsignaled requests not yet known to be
  *	complete, oldest first (indices into @wrs, U32_MAX when empty)
+ * @unsig_count: how many there are
  * @work: runs @actions in process context; queued holding a reference
  * @actions: KDAPL_EP_ACT_* bits pending for @work
  * @gen: connection generation, incremented by dat_ep_reset() (under
@@ -177,12 +184,15 @@ struct kdapl_ep {
 	struct kdapl_evd *request_evd;
 	struct kdapl_evd *connect_evd;
 	DAT_EP_ATTR attr;
+	DAT_COUNT rd_in_want;
+	DAT_COUNT rd_out_want;
 	struct kdapl_wr *wrs;
 	u32 nr_wrs;
 	u32 free_wr;
 	u32 sq_seq;
 	u32 unsig_head;
 	u32 unsig_tail;
+	u32 unsig_count;
 	struct work_struct work;
 	unsigned long actions;
 	u32 gen;

@@ -440,8 +440,8 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 	iws_set_owner(iws, &ep->base);
 	p.pdata = private_data;
 	p.pdata_len = private_data_size;
-	p.ird = ep->attr.max_rdma_read_in;
-	p.ord = ep->attr.max_rdma_read_out;
+	p.ird = ep->rd_in_want;
+	p.ord = ep->rd_out_want;
 	err = iws->ops->connect(ep->qp, socket_id, &p, kdapl_iws_handler, iws,
 				&iws->conn);
 	if (err) {

@@ -180,6 +180,7 @@ int kdapl_registry_add_device(struct ib_device *ibdev)
 	prov->attrs = ibdev->attrs;
 	prov->port = port;
 	prov->iwarp = rdma_protocol_iwarp(ibdev, port);
+	prov->unsig_lends = ibdev->ops.driver_id == RDMA_DRIVER_SIW;
 	prov->max_private_data = prov->iwarp ? KDAPL_IW_MAX_PRIVATE_DATA :
 					       KDAPL_IB_MAX_PRIVATE_DATA;
 	err = ib_query_port(ibdev, port, &pattr);

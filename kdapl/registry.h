@@ -69,6 +69,10 @@
  * @max_msg_sz: largest message on port @port, from ib_query_port()
  * @port: the port whose netdev gives the IA address (the first port)
  * @iwarp: @port speaks iWARP
+ * @unsig_lends: the driver lends an unsignaled send's pages of at least a
+ *	page to TCP and counts it done before they are acknowledged (siw's
+ *	sendpage path): such sends stay signaled, so that their completion
+ *	still means the memory is free (dto.c)
  * @max_private_data: largest private data of a connection request
  * @vendor: the vendor name reported in DAT_IA_ATTR
  * @debugfs: /sys/kernel/debug/kdapl/providers/<name>
@@ -86,6 +90,7 @@ struct kdapl_provider {
 	u32 max_msg_sz;
 	u32 port;
 	bool iwarp;
+	bool unsig_lends;
 	int max_private_data;
 	char vendor[DAT_NAME_MAX_LENGTH];
 	struct dentry *debugfs;

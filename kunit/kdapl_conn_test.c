@@ -1580,6 +1580,52 @@ static void dto_suppress_errors(struct kunit *test)
 	expect_dto(test, c->a.dto, 0xf9, DAT_DTO_ERR_FLUSHED, 0, 0);
 }
 
+/*
+ * Suppressed sends that succeeded, then an abrupt disconnect: no
+ * completion gives them back, the abort's drain does (the request queue
+ * goes idle, their LMR can be freed), and still no event comes for them.
+ */
+static void dto_suppress_abort(struct kunit *test)
+{
+	const DAT_COMPLETION_FLAGS sup = DAT_COMPLETION_SUPPRESS_FLAG;
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_BOOLEAN idle = DAT_FALSE;
+	struct mem su, rb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+	int i, ms;
+
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &su);
+	mem_make(test, &c->b, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	for (i = 0; i < 2; i++) {
+		t = trip(&rb, i * 16, 16);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb0 + i),
+						 0));
+	}
+	connect_to(test, epa, epb, &psp);
+	for (i = 0; i < 2; i++) {
+		t = trip(&su, i * 16, 16);
+		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xf0 + i),
+						 sup));
+	}
+	expect_dto(test, c->b.dto, 0xb0, DAT_DTO_SUCCESS, 16, DAT_DTO_RECEIVE);
+	expect_dto(test, c->b.dto, 0xb1, DAT_DTO_SUCCESS, 16, DAT_DTO_RECEIVE);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	/* the abort runs in the EP's work, the event may come first */
+	for (ms = 0; ms < WAIT_MS; ms += 5) {
+		ASSERT_OK(test, dat_ep_get_status(epa, NULL, NULL, &idle));
+		if (idle)
+			break;
+		usleep_range(5000, 6000);
+	}
+	KUNIT_EXPECT_EQ(test, idle, DAT_TRUE);
+	ASSERT_OK(test, dat_lmr_free(su.lmr));
+	expect_quiet(test, c->a.dto, 100);
+}
+
 /* Upcalls seen by dto_unsignalled_quiet(). */
 struct quiet_probe {
 	spinlock_t lock;	/* the upcall runs on the EVD's CPU */
@@ -1679,6 +1725,87 @@ static void dto_unsignalled_quiet(struct kunit *test)
 					      DAT_UPCALL_SAME,
 					      DAT_UPCALL_INVOC_NEW));
 	ASSERT_OK(test, dat_evd_free(qevd));
+}
+
+/* An EP of @h with these RDMA Read depths; the rest defaults. */
+static DAT_EP_HANDLE ep_reads(struct kunit *test, struct host *h,
+			      DAT_COUNT rd_in, DAT_COUNT rd_out)
+{
+	DAT_EP_ATTR attr = {
+		.service_type = DAT_SERVICE_TYPE_RC,
+		.max_rdma_read_in = rd_in,
+		.max_rdma_read_out = rd_out,
+	};
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+
+	ASSERT_OK(test, dat_ep_create(h->ia, h->pz, h->dto, h->dto, h->conn,
+				      &attr, &ep));
+	return ep;
+}
+
+static void ep_reads_get(struct kunit *test, DAT_EP_HANDLE ep,
+			 DAT_COUNT *rd_in, DAT_COUNT *rd_out)
+{
+	DAT_EP_PARAM p = {};
+
+	ASSERT_OK(test, dat_ep_query(ep, DAT_EP_FIELD_EP_ATTR_ALL, &p));
+	*rd_in = p.ep_attr.max_rdma_read_in;
+	*rd_out = p.ep_attr.max_rdma_read_out;
+}
+
+/*
+ * RDMA Read depths (seed 000, 3.1.4; dat_ep_connect): 0 asks for no RDMA
+ * Reads; without attributes the provider chooses; once connected,
+ * dat_ep_query reports what the connection negotiated (A asks for 3
+ * outstanding Reads, B takes 1: A gets 1, except on siw, which raises
+ * B's IRD to 3), and dat_ep_reset the depths asked for again.
+ */
+static void conn_rdma_read_depths(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE none = ep_reads(test, &c->a, 0, 0), dflt, epa, epb;
+	DAT_COUNT in, out, a_out;
+	DAT_PSP_HANDLE psp;
+
+	ep_reads_get(test, none, &in, &out);
+	KUNIT_EXPECT_EQ(test, in, 0);
+	KUNIT_EXPECT_EQ(test, out, 0);
+	ASSERT_OK(test, dat_ep_free(none));
+	dflt = ep_make(test, &c->a);
+	ep_reads_get(test, dflt, &in, &out);
+	KUNIT_EXPECT_GT(test, in, 0);
+	KUNIT_EXPECT_GT(test, out, 0);
+	ASSERT_OK(test, dat_ep_free(dflt));
+
+	epa = ep_reads(test, &c->a, 2, 3);
+	epb = ep_reads(test, &c->b, 1, 2);
+	connect_to(test, epa, epb, &psp);
+	ep_reads_get(test, epa, &in, &out);
+	a_out = out;
+	KUNIT_EXPECT_GE(test, in, 0);
+	KUNIT_EXPECT_LE(test, in, 2);
+	ep_reads_get(test, epb, &in, &out);
+	KUNIT_EXPECT_GE(test, out, 0);
+	KUNIT_EXPECT_LE(test, out, 2);
+	/* never more Reads out than the other side takes in */
+	KUNIT_EXPECT_LE(test, a_out, in);
+	if (c->t == &topo_siw) {
+		/* siw's relaxed IRD negotiation raises B's IRD to A's ORD */
+		KUNIT_EXPECT_EQ(test, a_out, 3);
+		KUNIT_EXPECT_EQ(test, in, 3);
+	} else {
+		/* kiwarp (MPA v2) and IB (the REP) clamp A's ORD to it */
+		KUNIT_EXPECT_EQ(test, a_out, 1);
+		KUNIT_EXPECT_EQ(test, in, 1);
+	}
+
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_reset(epa));
+	ep_reads_get(test, epa, &in, &out);
+	KUNIT_EXPECT_EQ(test, in, 2);
+	KUNIT_EXPECT_EQ(test, out, 3);
 }
 
 /* The bound of a graceful disconnect fires first: still one event each. */
@@ -1898,7 +2025,9 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(dto_suppress_send),	\
 	KUNIT_CASE(dto_suppress_rdma),	\
 	KUNIT_CASE(dto_suppress_errors),	\
+	KUNIT_CASE(dto_suppress_abort),	\
 	KUNIT_CASE(dto_unsignalled_quiet),	\
+	KUNIT_CASE(conn_rdma_read_depths),	\
 	KUNIT_CASE(conn_disconnect_bounded),	\
 	KUNIT_CASE(conn_more_calls_from_upcalls),	\
 	{}							\

@@ -122,7 +122,11 @@ struct kiwarp_sock_event {
 	const void *pdata;
 	u16 pdata_len;
 	bool sock_returned;
-	u32 ird;		/* REQUEST: what the peer asked for */
+	/*
+	 * REQUEST: what the peer asked for; ESTABLISHED: the connection's
+	 * own (negotiated) IRD and ORD
+	 */
+	u32 ird;
 	u32 ord;
 };
 

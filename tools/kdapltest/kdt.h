@@ -33,6 +33,8 @@
 #define KDT_LIMIT_CAP		65536
 /* segments per DTO: kdapl's KDAPL_MAX_IOV */
 #define KDT_MAX_SEGS		8
+/* RDMA Read depths of a transaction test's EPs, at most: kdapl's default */
+#define KDT_MAX_RDMA_READS	4U
 
 /*
  * dapltest's is_little_endian fields: a big-endian peer byte-swaps the

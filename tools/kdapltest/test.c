@@ -402,16 +402,22 @@ static int kdt_ep_setup(struct kdt_thread *t, unsigned int n)
 	struct kdt_ep *e = &t->eps[n];
 	DAT_COUNT qlen = 2 * cmd->num_ops + 8;
 	DAT_EP_ATTR attr = { .service_type = DAT_SERVICE_TYPE_RC };
-	u32 iov = 1, i, port = t->base_port + n;
+	u32 iov = 1, i, port = t->base_port + n, reads = 0;
 	DAT_RETURN ret;
 
-	for (i = 0; i < cmd->num_ops; i++)
+	for (i = 0; i < cmd->num_ops; i++) {
 		iov = max(iov, cmd->op[i].num_segs);
+		if (cmd->op[i].transfer_type == KDT_RDMA_READ)
+			reads++;
+	}
 	/* as dapltest's: the ops, the memory info, the two syncs */
 	attr.max_recv_dtos = cmd->num_ops + 3;
 	attr.max_request_dtos = cmd->num_ops + 3;
 	attr.max_recv_iov = iov;
 	attr.max_request_iov = iov;
+	/* RDMA Read depths are asked for (0 means none): one per read op */
+	attr.max_rdma_read_in = min(reads, KDT_MAX_RDMA_READS);
+	attr.max_rdma_read_out = min(reads, KDT_MAX_RDMA_READS);
 
 	e->pool = kcalloc(cmd->num_ops, sizeof(*e->pool), GFP_KERNEL);
 	e->remote = kcalloc(cmd->num_ops, sizeof(*e->remote), GFP_KERNEL);
