@@ -4,36 +4,66 @@
  *
  * A CQ is a ring of struct ib_wc under cq->lock (irq safe). Completion
  * vector v belongs to the v-th online CPU (kiwarp_cpu_of_vector): the
- * CQ's completion handler always runs there, in hard interrupt context,
- * from an irq_work queued on that CPU, like a hardware RNIC's MSI-X
- * vector: a producer on that CPU queues the irq_work itself, one on
- * another CPU sends an async IPI (smp_call_function_single_async) whose
- * callback queues it. While that CPU is offline the producer's own CPU
- * runs the handler (kiwarp_cq_raise). The handler is thus never called with a QP or CQ
- * lock of ours held, and may post and poll. ib_core's per-CPU completion processing
- * (and kdapl's) relies on this.
+ * CQ's completion handler always runs there, in softirq context, from
+ * the CQ's tasklet, as a NIC driver's completion tasklet does (rxe's, for
+ * one). A producer on that CPU in a softirq, an interrupt or a
+ * bh-disabled section (the receive path runs under sk_callback_lock's
+ * read_lock_bh; the TX work produces its completions with bh off,
+ * kiwarp_tx_complete()) schedules the tasklet itself: that only raises
+ * the softirq, which runs when the section ends - no interrupt, and
+ * after the QP's, the CQ's and the socket's locks are dropped. Elsewhere
+ * in process context (the receive work, flushes, zero-copy completions)
+ * an irq_work (a self-IPI) schedules it. A producer on another CPU sends
+ * one async IPI (smp_call_function_single_async) whose callback
+ * schedules the tasklet there; the softirq runs on that interrupt's
+ * exit, no second interrupt. While that CPU is offline the producer's
+ * own CPU runs the handler (kiwarp_cq_raise); a tasklet pending on a CPU
+ * that goes down moves to a live one (takeover_tasklets). The handler is
+ * thus never called under a lock of ours and may post and poll; ib_core's
+ * per-CPU completion processing (and kdapl's) relies on this.
  *
  * Arming: req_notify_cq sets cq->armed; the next completion (or next
  * solicited / error completion for IB_CQ_SOLICITED) disarms and raises
- * the irq_work. IB_CQ_REPORT_MISSED_EVENTS returns 1 when completions
- * are already queued. An overflow drops the completion and reports
- * IB_EVENT_CQ_ERR once, from an irq_work (never under a QP lock).
+ * the notification. IB_CQ_REPORT_MISSED_EVENTS returns 1 when
+ * completions are already queued. An overflow drops the completion and
+ * reports IB_EVENT_CQ_ERR once, from an irq_work (never under a QP lock).
  */
 
 #include <linux/slab.h>
 #include <linux/log2.h>
 #include <linux/delay.h>
+#include <linux/interrupt.h>
 
 #include "kiwarp.h"
 
-static void kiwarp_cq_notify(struct irq_work *work)
+static void kiwarp_cq_notify(struct tasklet_struct *t)
 {
-	struct kiwarp_cq *cq = container_of(work, struct kiwarp_cq,
-					    notify_work);
+	struct kiwarp_cq *cq = from_tasklet(cq, t, notify_tasklet);
 
 	atomic64_inc(&cq->notifies);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Process context could not raise the softirq itself: from here it can. */
+static void kiwarp_cq_kick(struct irq_work *work)
+{
+	struct kiwarp_cq *cq = container_of(work, struct kiwarp_cq, kick_work);
+
+	tasklet_schedule(&cq->notify_tasklet);
+}
+
+/*
+ * The tasklet on this CPU. In a softirq, an interrupt or with bh off the
+ * softirq runs when that ends; in plain process context raising it
+ * would wake ksoftirqd, so an irq_work brings us to an interrupt exit.
+ */
+static void kiwarp_cq_local(struct kiwarp_cq *cq)
+{
+	if (in_interrupt())
+		tasklet_schedule(&cq->notify_tasklet);
+	else
+		irq_work_queue(&cq->kick_work);
 }
 
 static void kiwarp_cq_err(struct irq_work *work)
@@ -49,12 +79,12 @@ static void kiwarp_cq_err(struct irq_work *work)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
-/* IPI callback on cq->cpu */
+/* IPI callback on cq->cpu (hard irq): the softirq runs at its exit. */
 static void kiwarp_cq_ipi(void *info)
 {
 	struct kiwarp_cq *cq = info;
 
-	irq_work_queue(&cq->notify_work);
+	tasklet_schedule(&cq->notify_tasklet);
 	atomic_dec(&cq->csd_inflight);
 }
 
@@ -62,9 +92,10 @@ static void kiwarp_cq_ipi(void *info)
  * Run the CQ's handler on cq->cpu. While that CPU is offline the handler
  * runs on the raising CPU instead (-ENXIO: not an online CPU), so no
  * notification is lost; once it is back, notifications return to it.
- * An irq_work or IPI already queued on a CPU going offline is run by
- * that CPU before it dies (smpcfd_dying_cpu). Preemption is off, so
- * cq->cpu cannot go down between the check and the IPI.
+ * An IPI already queued on a CPU going offline is run by that CPU before
+ * it dies (smpcfd_dying_cpu), and its tasklets move to a live CPU.
+ * Preemption is off, so cq->cpu cannot go down between the check and
+ * the IPI.
  */
 static void kiwarp_cq_raise(struct kiwarp_cq *cq)
 {
@@ -77,12 +108,12 @@ static void kiwarp_cq_raise(struct kiwarp_cq *cq)
 		if (!ret)
 			goto out;
 		atomic_dec(&cq->csd_inflight);
-		/* -EBUSY: the IPI in flight will queue the irq_work */
+		/* -EBUSY: the IPI in flight will schedule the tasklet */
 		if (ret == -EBUSY)
 			goto out;
 		atomic64_inc(&cq->offline_raises);
 	}
-	irq_work_queue(&cq->notify_work);
+	kiwarp_cq_local(cq);
 out:
 	put_cpu();
 }
@@ -115,7 +146,8 @@ int kiwarp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	spin_lock_init(&cq->lock);
 	cq->cpu = kiwarp_cpu_of_vector(attr->comp_vector);
-	init_irq_work(&cq->notify_work, kiwarp_cq_notify);
+	tasklet_setup(&cq->notify_tasklet, kiwarp_cq_notify);
+	init_irq_work(&cq->kick_work, kiwarp_cq_kick);
 	init_irq_work(&cq->err_work, kiwarp_cq_err);
 	INIT_CSD(&cq->csd, kiwarp_cq_ipi, cq);
 	atomic_set(&cq->csd_inflight, 0);
@@ -139,7 +171,8 @@ int kiwarp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	while (atomic_read(&cq->csd_inflight))
 		usleep_range(100, 200);
-	irq_work_sync(&cq->notify_work);
+	irq_work_sync(&cq->kick_work);
+	tasklet_kill(&cq->notify_tasklet);
 	irq_work_sync(&cq->err_work);
 	kvfree(cq->ring);
 	atomic_dec(&to_kdev(ibcq->device)->num_cq);

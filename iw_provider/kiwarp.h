@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <linux/irq_work.h>
+#include <linux/interrupt.h>
 #include <linux/smp.h>
 #include <linux/netdevice.h>
 #include <net/sock.h>
@@ -109,12 +110,14 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  *
  * @lock (irq safe) protects the ring, @armed and @overflow. Producers
  * are the QP paths (any context), the consumer is poll_cq.
- * @notify_work runs ibcq.comp_handler in hard irq context on @cpu, the
- * CPU of the CQ's completion vector: queued there directly, or through
- * @csd (an async IPI to @cpu, counted in @csd_inflight) from another
- * CPU; on the raising CPU while @cpu is offline (@offline_raises
- * counts those). destroy_cq waits for @csd_inflight to drop to zero,
- * then irq_work_sync(). @err_work reports an overflow (IB_EVENT_CQ_ERR)
+ * @notify_tasklet runs ibcq.comp_handler in softirq context on @cpu, the
+ * CPU of the CQ's completion vector: scheduled there directly (through
+ * @kick_work from plain process context), or through @csd (an async IPI
+ * to @cpu, counted in @csd_inflight) from another CPU; on the raising
+ * CPU while @cpu is offline (@offline_raises counts those). @notifies
+ * counts the handler's runs. destroy_cq waits for @csd_inflight to drop
+ * to zero, then irq_work_sync() and tasklet_kill(). @err_work
+ * reports an overflow (IB_EVENT_CQ_ERR)
  * from hard irq context on the producing CPU, never under the caller's
  * locks: a consumer may modify the QP from its event handler.
  */
@@ -128,7 +131,8 @@ struct kiwarp_cq {
 	u8 armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
 	bool overflow;
 	int cpu;
-	struct irq_work notify_work;
+	struct tasklet_struct notify_tasklet;
+	struct irq_work kick_work;
 	struct irq_work err_work;	/* IB_EVENT_CQ_ERR, after an overflow */
 	call_single_data_t csd;
 	atomic_t csd_inflight;

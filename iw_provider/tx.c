@@ -31,6 +31,19 @@
 static const u8 kiwarp_zero_pad[3];
 
 /*
+ * A WQE of the TX work is finished (process context, no lock held). With
+ * bh off, the CQ notification it raises runs at local_bh_enable(), on
+ * this CPU, in softirq - instead of through a self-IPI (cq.c).
+ */
+static void kiwarp_tx_complete(struct kiwarp_qp *qp, u32 idx,
+			       enum ib_wc_status status)
+{
+	local_bh_disable();
+	kiwarp_sq_complete(qp, idx, status);
+	local_bh_enable();
+}
+
+/*
  * Add FPDU @nf of the batch in qp->txb: @h's header (@hlen bytes) for
  * the message's payload from offset @sent of @total, taken from @src:
  * at most @max_pay bytes, and what the kvecs from *@nv leave room for.
@@ -230,18 +243,18 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 	case IB_WR_REG_MR:
 		ret = kiwarp_mr_reg(w->reg_mr, qp->ibqp.pd, w->reg_key,
 				    w->reg_access);
-		kiwarp_sq_complete(qp, idx, ret ? IB_WC_MW_BIND_ERR :
+		kiwarp_tx_complete(qp, idx, ret ? IB_WC_MW_BIND_ERR :
 						  IB_WC_SUCCESS);
 		return ret;
 	case IB_WR_LOCAL_INV:
 		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key);
-		kiwarp_sq_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
+		kiwarp_tx_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
 						  IB_WC_SUCCESS);
 		return ret ? -EINVAL : 0;
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 		if (kiwarp_sges_check(qp, w->sge, 1, IB_ACCESS_LOCAL_WRITE)) {
-			kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+			kiwarp_tx_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 			return -EACCES;
 		}
 		spin_lock_irqsave(&qp->sq_lock, flags);
@@ -284,14 +297,14 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		break;
 	}
 	if (kiwarp_sges_check(qp, w->sge, w->num_sge, 0)) {
-		kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+		kiwarp_tx_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 		return -EACCES;
 	}
 	kiwarp_cursor_init(&src, qp, w->sge, w->num_sge, 0, false);
 	ret = kiwarp_tx_msg(qp, &h, &src, w->total_len, &zc);
 	kiwarp_cursor_end(&src);
 	if (ret == -EACCES || ret == -EFAULT) {
-		kiwarp_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+		kiwarp_tx_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 		return ret;
 	}
 	if (!ret) {
@@ -300,7 +313,7 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		if (zc)
 			kiwarp_zc_complete_wqe(qp, idx);
 		else
-			kiwarp_sq_complete(qp, idx, IB_WC_SUCCESS);
+			kiwarp_tx_complete(qp, idx, IB_WC_SUCCESS);
 	}
 	return ret;
 }
@@ -337,7 +350,7 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 			/* the connection allows no Read: a local error */
 			idx = qp->sq_next++;
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
-			kiwarp_sq_complete(qp, idx, IB_WC_LOC_QP_OP_ERR);
+			kiwarp_tx_complete(qp, idx, IB_WC_LOC_QP_OP_ERR);
 			return -EINVAL;
 		}
 		if ((kiwarp_wr_is_read(w->opcode) &&
