@@ -14,6 +14,11 @@
  * connection in one guest are both in the figures; in the two-guest
  * topology only the measuring guest's end is.
  *
+ * The host's side: each measured run is bracketed by two console lines,
+ * "kdapl_bench: cost begin" before its first snapshot and "kdapl_bench:
+ * cost end <tag>" after its last; scripts/bench.sh reads the QEMU
+ * processes' CPU time when each line arrives (host_cpus).
+ *
  * Lifetime: the tracepoint probe is registered at module load and
  * unregistered (and waited for) at unload; the per-CPU counter it bumps
  * is module data.
@@ -78,11 +83,7 @@ void bench_cost_exit(void)
 	bench_tp_switch = NULL;
 }
 
-/**
- * bench_cost_start() - snapshot the counters
- * @c: where to
- */
-void bench_cost_start(struct bench_cost *c)
+static void cost_snap(struct bench_cost *c)
 {
 	int cpu;
 
@@ -111,6 +112,16 @@ void bench_cost_start(struct bench_cost *c)
 }
 
 /**
+ * bench_cost_start() - a measured run begins: tell the host, snapshot
+ * @c: where to
+ */
+void bench_cost_start(struct bench_cost *c)
+{
+	pr_notice("cost begin\n");
+	cost_snap(c);
+}
+
+/**
  * bench_cost_emit() - the run's cost since @start
  * @tag: the run's figure name
  * @start: bench_cost_start() at the start of the run
@@ -127,7 +138,8 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 	struct bench_cost end;
 	u64 wall, busy;
 
-	bench_cost_start(&end);
+	cost_snap(&end);
+	pr_notice("cost end %s\n", tag);
 	wall = ktime_to_ns(ktime_sub(end.t, start->t));
 	busy = end.busy_ns - start->busy_ns;
 	if (!ops || !wall)

@@ -18,6 +18,7 @@
 # Documentation/performance.rst.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/bench-hostcpu.sh"
 flavour=perf
 quick=0
 profile=
@@ -96,12 +97,19 @@ rc=0
 if [ "$topo" != b ]; then
 	echo "bench: topology (a), the $flavour guest (${KDAPL_SMP:-2} CPUs); console in $run/console.log"
 	KDAPL_SMP=${KDAPL_SMP:-2} "$src/scripts/run-guest.sh" "$ktree" "$run" \
-		scripts/guest/bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || rc=$?
+		scripts/guest/bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" &
+	gpid=$!
+	hostcpu_start "$run" 1 "$run/console.log" "$out/hostcpu-a.txt"
+	wait "$gpid" || rc=$?
+	[ -z "$hostcpu_pid" ] || wait "$hostcpu_pid" || true
 	if [ ! -s "$run/out/bench.raw" ]; then
 		echo "bench: no results of topology (a) (guest exit $rc)" >&2
 		exit 1
 	fi
 	cat "$run/out/bench.raw" >>"$out/bench.raw"
+	[ ! -s "$out/hostcpu-a.txt" ] ||
+		hostcpu_merge "$run/out/bench.raw" "$out/hostcpu-a.txt" \
+			>>"$out/bench.raw"
 fi
 if [ "$topo" != a ]; then
 	prun=$top/build/bench-$flavour/pair
@@ -113,12 +121,20 @@ if [ "$topo" != a ]; then
 	echo "bench: topology (b), two $flavour guests (1 vCPU each); consoles in $prun/a and $prun/b"
 	prc=0
 	"$src/scripts/run-guest-pair.sh" "$ktree" "$prun" \
-		scripts/guest/pair-bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" || prc=$?
+		scripts/guest/pair-bench.sh "${KDAPL_BENCH_TIMEOUT:-3600}" &
+	gpid=$!
+	# both guests' QEMUs, timed at the measuring guest's (a) lines
+	hostcpu_start "$prun" 2 "$prun/a/console.log" "$out/hostcpu-b.txt"
+	wait "$gpid" || prc=$?
+	[ -z "$hostcpu_pid" ] || wait "$hostcpu_pid" || true
 	if [ ! -s "$prun/a/out/bench.raw" ]; then
 		echo "bench: no results of topology (b) (guests exit $prc)" >&2
 		exit 1
 	fi
 	cat "$prun/a/out/bench.raw" >>"$out/bench.raw"
+	[ ! -s "$out/hostcpu-b.txt" ] ||
+		hostcpu_merge "$prun/a/out/bench.raw" "$out/hostcpu-b.txt" \
+			>>"$out/bench.raw"
 	[ "$prc" -eq 0 ] || rc=$prc
 fi
 if [ -n "$profile" ]; then

@@ -99,10 +99,11 @@ double median_sorted(const std::vector<double> &v)
 
 constexpr std::string_view pair_prefix = "pair.";
 
-// The cost figures a measured run adds behind its name (bench/cost.c).
+// The cost figures a measured run adds behind its name (bench/cost.c),
+// and the host's (scripts/bench.sh: the QEMU processes' CPU time).
 const std::set<std::string> cost_names = {
 	"cpus", "us_per_op", "us_per_mb", "softirq_per_op", "ipi_per_op",
-	"irqwork_per_op", "cs_per_op",
+	"irqwork_per_op", "cs_per_op", "host_cpus", "host_us_per_op",
 };
 
 template <class T>
@@ -481,7 +482,8 @@ std::string unit_of(std::string_view figure)
 	const std::string &last = p.back();
 
 	if (cost_names.count(last))
-		return last == "cpus" ? "CPUs" : last == "us_per_op" ?
+		return last == "cpus" || last == "host_cpus" ? "CPUs" :
+		       last == "us_per_op" || last == "host_us_per_op" ?
 		       "us/op" : last == "us_per_mb" ? "us/MB" : "1/op";
 	if (last == "stalls")
 		return "round trips";
@@ -617,9 +619,10 @@ void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 	}
 	o << "\nGuest CPU cost of a run (medians): busy CPUs, us per op"
 	     " (message or round trip), us per MB, MB per CPU-second,"
-	     " per op: net softirqs, IPIs, irq_work, context switches\n";
+	     " per op: net softirqs, IPIs, irq_work, context switches;"
+	     " host: the QEMU processes' CPUs busy and CPU us per op\n";
 	for (const auto &[k, s] : st) {
-		if (!k.ends_with(".us_per_op"))
+		if (!k.ends_with(".us_per_op") || k.ends_with(".host_us_per_op"))
 			continue;
 		std::string base = k.substr(0, k.size() - 10);
 		auto med = [&](const char *what) {
@@ -631,7 +634,8 @@ void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 		  << pad(med("us_per_op"), 8) << pad(med("us_per_mb"), 8)
 		  << pad(mb && mb->median > 0 ? sig(1e6 / mb->median) : "-", 8)
 		  << pad(med("softirq_per_op"), 7) << pad(med("ipi_per_op"), 7)
-		  << pad(med("irqwork_per_op"), 7) << med("cs_per_op") << "\n";
+		  << pad(med("irqwork_per_op"), 7) << pad(med("cs_per_op"), 7)
+		  << pad(med("host_cpus"), 6) << med("host_us_per_op") << "\n";
 	}
 }
 

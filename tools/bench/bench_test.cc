@@ -258,6 +258,8 @@ TEST(Units, ByName)
 	EXPECT_EQ(unit_of("pair.tcp.stream.4096.us_per_mb"), "us/MB");
 	EXPECT_EQ(unit_of("ours.lat.64.ipi_per_op"), "1/op");
 	EXPECT_EQ(unit_of("ours.lat.64.stalls"), "round trips");
+	EXPECT_EQ(unit_of("ours.lat.64.host_cpus"), "CPUs");
+	EXPECT_EQ(unit_of("ours.lat.64.host_us_per_op"), "us/op");
 }
 
 TEST(Output, JsonLayout)
@@ -300,6 +302,8 @@ TEST(Output, TableAndPlot)
 			{"ours.write.4096.us_per_op", 12},
 			{"ours.write.4096.us_per_mb", 3000},
 			{"ours.write.4096.cpus", 1.5},
+			{"ours.write.4096.host_cpus", 1.8},
+			{"ours.write.4096.host_us_per_op", 14.4},
 			{"pair.ours.write.4096", 90},
 			{"pair.tcp.stream.4096", 100}});
 	auto st = stats_of(raw);
@@ -310,6 +314,10 @@ TEST(Output, TableAndPlot)
 	// the cost line: CPUs, us/op, us/MB, MB per CPU-second
 	EXPECT_NE(t.find("ours.write.4096           1.50  12.0    3000    333"),
 		  std::string::npos);
+	// the host's: the QEMU processes' CPUs and CPU us per op
+	EXPECT_NE(t.find("1.80  14.4\n"), std::string::npos) << t;
+	EXPECT_EQ(t.find("ours.write.4096.host"), std::string::npos)
+		<< "a host figure is no row of its own";
 	std::string p = plot_script(rs, "out/bench");
 	EXPECT_NE(p.find("set output 'out/bench.png'"), std::string::npos);
 	EXPECT_NE(p.find("0 0.4000 0.4000 0.4000 0.50 \"ours/tcp write 4096\"\n"),
