@@ -323,10 +323,37 @@ std::vector<std::string> splat_context(const std::vector<std::string> &lines, st
 	return context;
 }
 
-bool is_allowed(std::string_view line, const std::vector<std::string> &allowlist)
+// An allowlist entry "LINE" allows a splat line containing LINE; "LINE @@
+// BODY [@@ BODY]..." only when the report's body also contains every
+// BODY (a stack frame, say), so that one driver's known bug does not
+// allow every report of its kind.
+constexpr std::string_view allow_body_sep = " @@ ";
+
+bool entry_allows(std::string_view entry, std::string_view line,
+		  const std::vector<std::string> &body)
+{
+	auto sep = entry.find(allow_body_sep);
+	if (!contains(line, entry.substr(0, sep)))
+		return false;
+	while (sep != std::string_view::npos) {
+		entry.remove_prefix(sep + allow_body_sep.size());
+		sep = entry.find(allow_body_sep);
+		const auto want = entry.substr(0, sep);
+		if (std::none_of(body.begin(), body.end(), [want](const std::string &l) {
+			    return contains(l, want);
+		    }))
+			return false;
+	}
+	return true;
+}
+
+bool is_allowed(std::string_view line, const std::vector<std::string> &body,
+		const std::vector<std::string> &allowlist)
 {
 	return std::any_of(allowlist.begin(), allowlist.end(),
-			   [line](const std::string &entry) { return contains(line, entry); });
+			   [line, &body](const std::string &entry) {
+				   return entry_allows(entry, line, body);
+			   });
 }
 
 // Removes a bracketed field such as "[    1.234567]" if `accept` likes
@@ -708,8 +735,9 @@ std::vector<Splat> scan_console(std::string_view text,
 			continue;
 		if (is_cut_here(line) && splat_follows(lines, i))
 			continue;
-		splats.push_back({std::string(line), is_allowed(line, allowlist),
-				  splat_context(lines, i)});
+		auto body = splat_context(lines, i);
+		const bool allowed = is_allowed(line, body, allowlist);
+		splats.push_back({std::string(line), allowed, std::move(body)});
 	}
 	return splats;
 }

@@ -124,7 +124,9 @@ struct InputError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
-// Allowlist: one substring per line; blank lines and '#' lines ignored.
+// Allowlist: one entry per line; blank lines and '#' lines ignored. An
+// entry is a substring of the splat line, optionally followed by
+// " @@ <substring>" parts that the report's body must each contain.
 std::vector<std::string> parse_allowlist(std::string_view text);
 
 // Expected suites: "<module> <suite>" (or just "<suite>") per line,

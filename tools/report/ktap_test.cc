@@ -466,6 +466,28 @@ TEST(Console, WarnBodyEndsAtEndTrace)
 	EXPECT_EQ(splats[0].context.back(), "---[ end trace 0000000000000000 ]---");
 }
 
+TEST(Console, AllowlistEntryCanRequireBodyFrames)
+{
+	const std::string console =
+		"[    1.0] BUG: sleeping function called from invalid context at x.h:1\n"
+		"[    1.1]  folio_lock+0x15/0x35\n"
+		"[    1.2]  siw_umem_release+0x122/0x20d [siw]\n"
+		"[    1.3]  siw_rdmap_complete+0x2e6/0x1074 [siw]\n"
+		"[    2.0] BUG: sleeping function called from invalid context at x.h:1\n"
+		"[    2.1]  folio_lock+0x15/0x35\n"
+		"[    2.2]  kdapl_ep_free+0x10/0x20 [kdapl]\n";
+	const std::vector<std::string> allow = parse_allowlist(
+		"BUG: sleeping function called from invalid context"
+		" @@ siw_umem_release+ @@ siw_rdmap_complete+\n");
+	const auto splats = scan_console(console, allow);
+	ASSERT_EQ(splats.size(), 2u);
+	EXPECT_TRUE(splats[0].allowed);
+	EXPECT_FALSE(splats[1].allowed) << "the same line from our code fails";
+	EXPECT_FALSE(scan_console(console, parse_allowlist(
+		"BUG: sleeping function @@ siw_umem_release+ @@ not_there\n"))[0]
+			     .allowed) << "every body part must be present";
+}
+
 TEST(Report, PrintsFirstFailingReportBody)
 {
 	const auto facts = canned_run(read_testdata("results_pass.ktap"),
