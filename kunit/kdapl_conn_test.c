@@ -252,6 +252,99 @@ static void expect_quiet(struct kunit *test, DAT_EVD_HANDLE evd, int ms)
 		   DAT_ERROR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
 }
 
+/* --- memory and DTO helpers ------------------------------------------ */
+
+struct mem {
+	u8 *buf;
+	size_t len;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VADDR addr;
+};
+
+/* @len bytes of kmalloc'd memory registered on @h's PZ; @extra guard. */
+static void mem_make(struct kunit *test, struct host *h, size_t len,
+		     size_t extra, DAT_MEM_PRIV_FLAGS priv, struct mem *m)
+{
+	DAT_REGION_DESCRIPTION r;
+	DAT_VLEN reglen = 0;
+
+	m->len = len;
+	m->buf = kunit_kzalloc(test, len + extra, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	r.for_va = m->buf;
+	ASSERT_OK(test, dat_lmr_kcreate(h->ia, DAT_MEM_TYPE_VIRTUAL, r, len,
+					h->pz, priv, DAT_VA_TYPE_VA,
+					DAT_MEM_OPTIMIZE_DONT_CARE, &m->lmr,
+					&m->lctx, &m->rctx, &reglen, &m->addr));
+	KUNIT_ASSERT_GE(test, reglen, (DAT_VLEN)len);
+}
+
+static DAT_LMR_TRIPLET trip(struct mem *m, size_t off, size_t len)
+{
+	DAT_LMR_TRIPLET t = {
+		.lmr_context = m->lctx,
+		.virtual_address = m->addr + off,
+		.segment_length = len,
+	};
+	return t;
+}
+
+static DAT_DTO_COOKIE cookie(u64 v)
+{
+	DAT_DTO_COOKIE ck = { .as_64 = v };
+	return ck;
+}
+
+/* The next event on @evd is a DTO completion with these values. */
+static void expect_dto(struct kunit *test, DAT_EVD_HANDLE evd, u64 ck,
+		       DAT_DTO_COMPLETION_STATUS st, u32 len, DAT_DTOS op)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+	d = &ev.event_data.dto_completion_event_data;
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, ck);
+	KUNIT_EXPECT_EQ(test, d->status, st);
+	if (st == DAT_DTO_SUCCESS) {
+		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
+		KUNIT_EXPECT_EQ(test, d->operation, op);
+	}
+}
+
+/* Two successful DTO completions of @len bytes, in either order. */
+static void expect_dto_pair(struct kunit *test, DAT_EVD_HANDLE evd,
+			    u64 ck1, DAT_DTOS op1, u64 ck2, DAT_DTOS op2,
+			    u32 len)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	bool seen1 = false, seen2 = false;
+	DAT_EVENT ev;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
+		d = &ev.event_data.dto_completion_event_data;
+		KUNIT_EXPECT_EQ(test, d->status, DAT_DTO_SUCCESS);
+		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
+		if (d->user_cookie.as_64 == ck1 && d->operation == op1)
+			seen1 = true;
+		else if (d->user_cookie.as_64 == ck2 && d->operation == op2)
+			seen2 = true;
+	}
+	KUNIT_EXPECT_TRUE(test, seen1 && seen2);
+}
+
+static void fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 7);
+}
+
 /* A PSP on B, a connect from A, the CR on B; returns the CR. */
 static DAT_CR_HANDLE request(struct kunit *test, DAT_EP_HANDLE epa,
 			     DAT_PSP_FLAGS flags, DAT_PSP_HANDLE *psp,
@@ -373,6 +466,43 @@ static void conn_ep_unconfigured(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, ep),
 			DAT_EP_STATE_UNCONFIGURED_UNCONNECTED);
 	ASSERT_OK(test, dat_ep_free(ep));
+}
+
+/*
+ * dat_ep_modify of the PZ replaces the QP: receives posted on the old one
+ * are flushed to the receive EVD and give their LMR back; the new QP
+ * takes receives from LMRs of the new PZ only.
+ */
+static void conn_modify_pz_flushes_receives(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE ep = ep_make(test, &c->a);
+	DAT_PZ_HANDLE pz2 = DAT_HANDLE_NULL;
+	DAT_EP_PARAM p = {};
+	DAT_LMR_TRIPLET t;
+	struct mem m;
+	int i;
+
+	mem_make(test, &c->a, 128, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &m);
+	for (i = 0; i < 2; i++) {
+		t = trip(&m, i * 64, 64);
+		ASSERT_OK(test, dat_ep_post_recv(ep, 1, &t, cookie(0xc0 + i),
+						 0));
+	}
+	ASSERT_OK(test, dat_pz_create(c->a.ia, &pz2));
+	p.pz_handle = pz2;
+	ASSERT_OK(test, dat_ep_modify(ep, DAT_EP_FIELD_PZ_HANDLE, &p));
+	expect_dto(test, c->a.dto, 0xc0, DAT_DTO_ERR_FLUSHED, 0, 0);
+	expect_dto(test, c->a.dto, 0xc1, DAT_DTO_ERR_FLUSHED, 0, 0);
+	KUNIT_EXPECT_EQ(test, ep_state(test, ep), DAT_EP_STATE_UNCONNECTED);
+	/* the flushes gave the LMR back; it is of the old PZ: refused */
+	t = trip(&m, 0, 64);
+	KUNIT_EXPECT_NE(test, dat_ep_post_recv(ep, 1, &t, cookie(0xc2), 0),
+			DAT_SUCCESS);
+	expect_quiet(test, c->a.dto, 100);
+	ASSERT_OK(test, dat_lmr_free(m.lmr));
+	ASSERT_OK(test, dat_ep_free(ep));
+	ASSERT_OK(test, dat_pz_free(pz2));
 }
 
 /* The type of dat_ep_connect's answer for @addr, otherwise valid. */
@@ -584,9 +714,15 @@ static void conn_timeout(struct kunit *test)
 	struct conn_ctx *c = ctx(test);
 	DAT_EP_HANDLE epa = ep_make(test, &c->a);
 	DAT_PSP_HANDLE psp;
+	DAT_LMR_TRIPLET t;
 	DAT_CR_HANDLE cr;
+	struct mem ra;
 	u16 port;
 
+	/* A receive posted before connecting: flushed by the time-out. */
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
+	t = trip(&ra, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa7), 0));
 	/* B never answers the request: A's 300 ms run out. */
 	port = next_port++;
 	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
@@ -597,6 +733,7 @@ static void conn_timeout(struct kunit *test)
 				       DAT_CONNECT_DEFAULT_FLAG));
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_dto(test, c->a.dto, 0xa7, DAT_DTO_ERR_FLUSHED, 0, 0);
 	expect_quiet(test, c->a.conn, 200);
 	cr = DAT_HANDLE_NULL;
 	{
@@ -1006,97 +1143,6 @@ static void conn_calls_from_upcalls(struct kunit *test)
 }
 
 /* --- data transfer ----------------------------------------------------- */
-
-struct mem {
-	u8 *buf;
-	size_t len;
-	DAT_LMR_HANDLE lmr;
-	DAT_LMR_CONTEXT lctx;
-	DAT_RMR_CONTEXT rctx;
-	DAT_VADDR addr;
-};
-
-/* @len bytes of kmalloc'd memory registered on @h's PZ; @extra guard. */
-static void mem_make(struct kunit *test, struct host *h, size_t len,
-		     size_t extra, DAT_MEM_PRIV_FLAGS priv, struct mem *m)
-{
-	DAT_REGION_DESCRIPTION r;
-	DAT_VLEN reglen = 0;
-
-	m->len = len;
-	m->buf = kunit_kzalloc(test, len + extra, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->buf);
-	r.for_va = m->buf;
-	ASSERT_OK(test, dat_lmr_kcreate(h->ia, DAT_MEM_TYPE_VIRTUAL, r, len,
-					h->pz, priv, DAT_VA_TYPE_VA,
-					DAT_MEM_OPTIMIZE_DONT_CARE, &m->lmr,
-					&m->lctx, &m->rctx, &reglen, &m->addr));
-	KUNIT_ASSERT_GE(test, reglen, (DAT_VLEN)len);
-}
-
-static DAT_LMR_TRIPLET trip(struct mem *m, size_t off, size_t len)
-{
-	DAT_LMR_TRIPLET t = {
-		.lmr_context = m->lctx,
-		.virtual_address = m->addr + off,
-		.segment_length = len,
-	};
-	return t;
-}
-
-static DAT_DTO_COOKIE cookie(u64 v)
-{
-	DAT_DTO_COOKIE ck = { .as_64 = v };
-	return ck;
-}
-
-/* The next event on @evd is a DTO completion with these values. */
-static void expect_dto(struct kunit *test, DAT_EVD_HANDLE evd, u64 ck,
-		       DAT_DTO_COMPLETION_STATUS st, u32 len, DAT_DTOS op)
-{
-	DAT_DTO_COMPLETION_EVENT_DATA *d;
-	DAT_EVENT ev;
-
-	expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
-	d = &ev.event_data.dto_completion_event_data;
-	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, ck);
-	KUNIT_EXPECT_EQ(test, d->status, st);
-	if (st == DAT_DTO_SUCCESS) {
-		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
-		KUNIT_EXPECT_EQ(test, d->operation, op);
-	}
-}
-
-/* Two successful DTO completions of @len bytes, in either order. */
-static void expect_dto_pair(struct kunit *test, DAT_EVD_HANDLE evd,
-			    u64 ck1, DAT_DTOS op1, u64 ck2, DAT_DTOS op2,
-			    u32 len)
-{
-	DAT_DTO_COMPLETION_EVENT_DATA *d;
-	bool seen1 = false, seen2 = false;
-	DAT_EVENT ev;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		expect_ev(test, evd, DAT_DTO_COMPLETION_EVENT, &ev);
-		d = &ev.event_data.dto_completion_event_data;
-		KUNIT_EXPECT_EQ(test, d->status, DAT_DTO_SUCCESS);
-		KUNIT_EXPECT_EQ(test, d->transfered_length, (DAT_SEG_LENGTH)len);
-		if (d->user_cookie.as_64 == ck1 && d->operation == op1)
-			seen1 = true;
-		else if (d->user_cookie.as_64 == ck2 && d->operation == op2)
-			seen2 = true;
-	}
-	KUNIT_EXPECT_TRUE(test, seen1 && seen2);
-}
-
-static void fill(u8 *p, size_t len, u8 seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (u8)(seed + i * 7);
-}
 
 static void dto_send_recv(struct kunit *test)
 {
@@ -1999,6 +2045,7 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 #define CONN_CASES {						\
 	KUNIT_CASE(conn_ep_create_query_free),	\
 	KUNIT_CASE(conn_ep_unconfigured),	\
+	KUNIT_CASE(conn_modify_pz_flushes_receives),	\
 	KUNIT_CASE(conn_connect_bad_args),	\
 	KUNIT_CASE(conn_accept_graceful_disconnect),	\
 	KUNIT_CASE(conn_abrupt_disconnect_from_b),	\

@@ -1032,6 +1032,26 @@ static void ssp_free_returns_socket(struct kunit *test)
 	expect_quiet(test, c->b.cr, 100);
 }
 
+/*
+ * An SSP freed gives the socket back: a new SSP on the same socket takes
+ * the next request, and the transition completes (issue 15, item 10).
+ */
+static void ssp_recreate_after_free(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_IW_SSP_HANDLE ssp;
+
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, NULL,
+					  0, &ssp));
+	ASSERT_OK(test, dat_iw_ssp_free(ssp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
+	stream_both_ways(test, c->sa, c->sb);
+	transition(test, epa, epb, "second SSP");
+	expect_quiet(test, c->b.cr, 100);
+}
+
 /* dat_iw_ssp_query honours the mask; bad handles and masks are refused. */
 static void ssp_query_mask(struct kunit *test)
 {
@@ -1489,6 +1509,7 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(ssp_socket_down_at_create),
 	KUNIT_CASE(ssp_socket_down_before_request),
 	KUNIT_CASE(ssp_free_returns_socket),
+	KUNIT_CASE(ssp_recreate_after_free),
 	KUNIT_CASE(ssp_query_mask),
 	KUNIT_CASE(ssp_pdata_truncated),
 	KUNIT_CASE(psp_pdata_over_255),
