@@ -26,6 +26,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/console.h>
 #include <linux/cpumask.h>
 #include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
@@ -111,13 +112,30 @@ static void cost_snap(struct bench_cost *c)
 	c->t = ktime_get();
 }
 
+/*
+ * The host times the run from these lines: they must be out on the
+ * console before the run goes on. printk() may leave the printing to
+ * another CPU that holds the console (a run with both CPUs in softirq
+ * delayed the begin line by the whole run); console_lock() and
+ * console_unlock() wait until everything logged so far is printed.
+ * Context: process context (the command's); sleeps.
+ */
+static void cost_mark(const char *what, const char *tag)
+{
+	pr_notice("cost %s%s%s\n", what, tag ? " " : "", tag ?: "");
+	console_lock();
+	console_unlock();
+}
+
 /**
  * bench_cost_start() - a measured run begins: tell the host, snapshot
  * @c: where to
+ *
+ * Context: process context; sleeps.
  */
 void bench_cost_start(struct bench_cost *c)
 {
-	pr_notice("cost begin\n");
+	cost_mark("begin", NULL);
 	cost_snap(c);
 }
 
@@ -131,6 +149,7 @@ void bench_cost_start(struct bench_cost *c)
  * Emits <tag>.cpus (busy CPUs: busy time over wall time), .us_per_op,
  * .us_per_mb (with @bytes), .softirq_per_op, .ipi_per_op,
  * .irqwork_per_op and .cs_per_op.
+ * Context: process context; sleeps.
  */
 void bench_cost_emit(const char *tag, const struct bench_cost *start,
 		     u64 ops, u64 bytes)
@@ -139,7 +158,7 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 	u64 wall, busy;
 
 	cost_snap(&end);
-	pr_notice("cost end %s\n", tag);
+	cost_mark("end", tag);
 	wall = ktime_to_ns(ktime_sub(end.t, start->t));
 	busy = end.busy_ns - start->busy_ns;
 	if (!ops || !wall)

@@ -9,7 +9,9 @@
 # the vCPUs' and the device model's work) and <tag>.host_us_per_op
 # (host CPU time per operation), merged into bench.raw with the run's
 # round. The two lines take a few hundred microseconds of serial output
-# each, outside the guest's own snapshots.
+# each, outside the guest's own snapshots; the guest waits until they are
+# printed, and the watcher sees each within about 10 ms (tail's poll
+# interval), so a figure is good to about 20 ms of a run.
 
 # hostcpu_pids DIR: the QEMU processes whose serial console is under DIR
 hostcpu_pids() {
@@ -31,7 +33,9 @@ hostcpu_watch() {
 	shift 2
 	_cr=$(printf '\r')
 	_bns=
-	tail --pid="$1" -n +1 -F "$_console" 2>/dev/null |
+	# with --pid GNU tail polls, every second by default: a line would
+	# reach us up to 1 s late (begin and end of a short run together)
+	tail --pid="$1" -s 0.01 -n +1 -F "$_console" 2>/dev/null |
 	while IFS= read -r _line; do
 		_line=${_line%"$_cr"}
 		case $_line in
@@ -78,12 +82,14 @@ hostcpu_start() {
 
 # hostcpu_merge RAW HOSTFILE: the host figures of RAW's runs, one line
 # each ("<tag>.host_cpus <v> [@<round>]"): the i-th record of a tag is
-# the run of its i-th "<tag>.cpus" line (runs are measured in order)
+# the run of its i-th "<tag>.cpus" line (runs are measured in order); a
+# record shorter than 5 clock ticks gives none
 hostcpu_merge() {
 	awk -v clk="$(getconf CLK_TCK)" '
 	FNR == NR {
 		k = ++n[$1]
-		hv[$1, k] = ($3 > 0) ? ($2 / clk) / ($3 / 1e9) : -1
+		# shorter than a few clock ticks: no figure (a line was late)
+		hv[$1, k] = ($3 >= 5e9 / clk) ? ($2 / clk) / ($3 / 1e9) : -1
 		next
 	}
 	/^#/ { next }

@@ -16,6 +16,7 @@ cat >"$t/host" <<H
 a $((clk / 2)) 1000000000
 b $clk 2000000000
 a $clk 1000000000
+c 0 3000000
 H
 cat >"$t/raw" <<R
 # a comment
@@ -27,6 +28,7 @@ a.us_per_op 50.000 @2
 b.cpus 0.500
 b.us_per_op 8.000
 c.cpus 1.000 @1
+c.us_per_op 5.000 @1
 R
 hostcpu_merge "$t/raw" "$t/host" >"$t/out"
 cat >"$t/want" <<W
