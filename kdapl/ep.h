@@ -122,8 +122,9 @@ enum kdapl_ep_action {
 /**
  * struct kdapl_ep - an endpoint (ep.c)
  * @base: handle, consumer context, owning IA (a child of the IA)
- * @lock: protects @state, @actions, @wrs' free list, @qp_ready,
- *	@peer_*, the counters and @disc_*; taken irqsave
+ * @lock: protects @state, @actions, @wrs' free list, @sq_seq, the
+ *	unsignaled list (@unsig_*), the RDMA Read depths in @attr,
+ *	@qp_ready, @peer_*, the counters and @disc_*; taken irqsave
  * @state: DAT_EP_STATE, changed only through the state table
  * @cm_mutex: see the locking order above; protects @cm_id, @qp (as a
  *	pointer: set and cleared under both this and @lock)
