@@ -8,6 +8,9 @@
 #            every KUnit suite in kunit/SUITES; judged by kdapl-report
 #   pair     two guests on a virtual wire (scripts/run-guest-pair.sh):
 #            kdapl over kiwarp, and kiwarp against siw, across hosts
+#   distro   the modules built, installed (make install, dkms) and
+#            loaded with modprobe on Debian's own kernel, booted in a
+#            guest (scripts/distro-check.sh)
 # The last line sums all stages; the exit status is 0 only if nothing failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -114,9 +117,16 @@ for side in a b; do
 	echo "pair guest $side console log: $prun/$side/console.log"
 done
 
+# --- Debian's own kernel -----------------------------------------------------
+echo "== distro: the modules on Debian's own kernel (dkms, modprobe)"
+"$top/scripts/distro-check.sh" "$build/tools/report/kdapl-report" |
+	tee "$build/distro.log"
+grep -E '^[0-9]+ passed, ' "$build/distro.log" >>"$sumfile"
+
 # A CI log shows the end of this output: repeat each guest's first failing
 # kernel report there (kdapl-report prints its body on "# | " lines).
-reports="$build/guest-report.txt $build/pair-a-report.txt $build/pair-b-report.txt"
+reports="$build/guest-report.txt $build/pair-a-report.txt $build/pair-b-report.txt
+$build/distro.log"
 # shellcheck disable=SC2086 # word splitting of the file list is meant
 if cat $reports 2>/dev/null | grep -q '^# | '; then
 	echo "== kernel splats (each guest's first failing report in full)"

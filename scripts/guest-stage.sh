@@ -16,14 +16,29 @@ stage_modules() {
 	done
 }
 
-# make_initramfs TOP RUNDIR: busybox and our init, nothing else, as
-# RUNDIR/initramfs.cpio.gz
+# Modules a distribution kernel needs before it can mount the host's
+# root over 9p (Debian builds virtio and 9p as modules), in load order.
+DISTRO_BOOT_MODULES="virtio_ring virtio virtio_pci_modern_dev
+virtio_pci_legacy_dev virtio_pci 9pnet 9pnet_virtio netfs fscache 9p"
+
+# make_initramfs TOP RUNDIR [RELEASE]: busybox and our init, as
+# RUNDIR/initramfs.cpio.gz; with RELEASE (an installed distribution
+# kernel), also that kernel's DISTRO_BOOT_MODULES from /lib/modules,
+# listed in load order in /boot-modules for the init to insmod
 make_initramfs() {
 	_staging=$2/initramfs
 	rm -rf "$_staging"
 	mkdir -p "$_staging/bin" "$_staging/proc" "$_staging/sys" \
 		"$_staging/dev" "$_staging/mnt"
 	cp /bin/busybox "$_staging/bin/busybox"
+	if [ -n "${3:-}" ]; then
+		mkdir -p "$_staging/modules"
+		for _m in $DISTRO_BOOT_MODULES; do
+			_ko=$(modinfo -k "$3" -n "$_m") || return 1
+			cp "$_ko" "$_staging/modules/$_m.ko"
+			echo "$_m.ko" >>"$_staging/boot-modules"
+		done
+	fi
 	cp "$1/scripts/guest/init" "$_staging/init"
 	chmod 755 "$_staging/init"
 	(cd "$_staging" && find . | cpio -o -H newc --quiet | gzip -1) \

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian 12 packages this project needs to build the test
 # kernel, the modules and the host tools, and to run the QEMU test guest.
+# Debian's own kernel image and headers, and dkms, are for the distro
+# stage of make check (a guest boots that kernel; nothing boots it here).
 # Idempotent: packages already present are not touched, and apt is only
 # called when something is missing.
 set -eu
@@ -9,7 +11,8 @@ PKGS="build-essential bc flex bison libelf-dev libssl-dev dwarves cpio
 busybox-static kmod xz-utils qemu-system-x86 linux-source-6.1 sparse
 perl python3 iproute2 iputils-ping rdmacm-utils ibverbs-utils ibverbs-providers
 libibverbs-dev librdmacm-dev cmake g++ libgtest-dev pkg-config clang
-dapl2-utils libdapl2 gnuplot-nox nfs-kernel-server"
+dapl2-utils libdapl2 gnuplot-nox nfs-kernel-server
+linux-image-amd64 linux-headers-amd64 dkms"
 
 missing=""
 for p in $PKGS; do

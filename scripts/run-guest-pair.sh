@@ -9,7 +9,7 @@
 # (guest "a" listens, guest "b" connects), so each side's network stack
 # runs on its own vCPU and the wire is a real NIC path, as between two
 # hosts. Both boot the same kernel; the script learns its side from
-# kdapl.role=a|b (KDAPL_ROLE in the guest).
+# kdguest.role=a|b (KDAPL_ROLE in the guest).
 #
 # <run-dir>/a, <run-dir>/b  each guest's run directory, as run-guest.sh's
 #                           (modules/, out/, console.log)
@@ -62,7 +62,7 @@ guest() {
 		qemu-system-x86_64 -nodefaults -accel tcg \
 		-cpu "${KDAPL_CPU:-max,la57=off}" -m "$mem" -smp "$smp" \
 		-kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
-		-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdapl.run=$script kdapl.role=$side" \
+		-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script kdguest.role=$side" \
 		-serial "file:$rundir/$side/console.log" -display none \
 		-no-reboot \
 		-netdev "stream,id=n0,server=$2,addr.type=inet,addr.host=127.0.0.1,addr.port=$port" \

@@ -12,6 +12,11 @@
 # Exit status: QEMU's, or 124 if the time-out (default 900 s) expired.
 # Environment: KDAPL_SMP (CPUs, default 2), KDAPL_MEM (default 2G),
 # KDAPL_CPU (QEMU -cpu, default max,la57=off).
+# KDAPL_DISTRO=<release>: boot the installed distribution kernel
+# /boot/vmlinuz-<release> instead (<kernel-tree> is then not used, and
+# nothing is staged into modules/: the caller puts there what the guest
+# script needs); the initramfs carries that kernel's virtio and 9p
+# modules (scripts/guest-stage.sh).
 #
 # Why la57=off: with `-cpu max` the guest uses 5-level paging and the
 # KASAN kernel intermittently reports "BUG: KASAN: wild-memory-access in
@@ -37,15 +42,22 @@ mkdir -p "$rundir/modules" "$rundir/out"
 rm -f "$rundir/out/"* "$rundir/console.log"
 
 . "$top/scripts/guest-stage.sh"
-stage_modules "$top" "$ktree" "$rundir/modules"
-make_initramfs "$top" "$rundir"
+distro=${KDAPL_DISTRO:-}
+if [ -n "$distro" ]; then
+	kernel=/boot/vmlinuz-$distro
+	make_initramfs "$top" "$rundir" "$distro"
+else
+	kernel=$ktree/arch/x86/boot/bzImage
+	stage_modules "$top" "$ktree" "$rundir/modules"
+	make_initramfs "$top" "$rundir"
+fi
 initrd=$rundir/initramfs.cpio.gz
 
 rc=0
 timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 -nodefaults -accel tcg -cpu ${KDAPL_CPU:-max,la57=off} -m "$mem" \
-	-smp "$smp" -kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
-	-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdapl.run=$script" \
+	-smp "$smp" -kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script" \
 	-serial "file:$rundir/console.log" -display none -no-reboot \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$rundir",mount_tag=kdapl_run,security_model=none,multidevs=remap \

@@ -111,8 +111,11 @@ rmmod() { busybox rmmod "$@"; }
 
 # Modules are loaded from a tmpfs copy: many insmod cycles over 9p are slow.
 MODDIR=/tmp/kdapl-modules
+# (The distro guest, scripts/guest/distro.sh, stages none: it modprobes.)
 if [ ! -d "$MODDIR" ]; then
-	mkdir -p "$MODDIR" && cp "$KDAPL_RUN"/modules/*.ko "$MODDIR/"
+	mkdir -p "$MODDIR"
+	! ls "$KDAPL_RUN"/modules/*.ko >/dev/null 2>&1 ||
+		cp "$KDAPL_RUN"/modules/*.ko "$MODDIR/"
 fi
 
 # Two test hosts: the root namespace (host A, veth0, 192.0.2.1, siwA) and
