@@ -157,6 +157,7 @@ static void kiwarp_dealloc_driver(struct ib_device *ibdev)
 	debugfs_remove_recursive(kdev->debugfs);
 	WARN_ON(!xa_empty(&kdev->qp_xa));
 	WARN_ON(!xa_empty(&kdev->mr_xa));
+	WARN_ON(!list_empty(&kdev->stats_qps));
 	xa_destroy(&kdev->qp_xa);
 	xa_destroy(&kdev->mr_xa);
 }
@@ -236,6 +237,7 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 	atomic_set(&kdev->num_cq, 0);
 	atomic_set(&kdev->num_qp, 0);
 	atomic_set(&kdev->num_mr, 0);
+	kiwarp_stats_init(kdev);
 
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;
@@ -246,6 +248,7 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 	memcpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
 	ib_set_device_ops(ibdev, &kiwarp_dev_ops);
+	ib_set_device_ops(ibdev, &kiwarp_stats_ops);
 
 	ret = ib_device_set_netdev(ibdev, netdev, 1);
 	if (ret)

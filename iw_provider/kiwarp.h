@@ -67,6 +67,22 @@ extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct dentry *kiwarp_debugfs_root;
 
 /*
+ * Per-QP statistics (debugfs, restrack, the port's hw counters).
+ * Updated by the TX and RX works only, read racily by those.
+ */
+struct kiwarp_qp_stats {
+	u64 tx_bytes;
+	u64 rx_bytes;
+	u64 tx_fpdus;
+	u64 rx_fpdus;
+	u64 tx_zc_batches;	/* batches lent to TCP without a copy */
+	u64 tx_waits;		/* sends that found the socket's buffer full */
+	u32 terms_sent;
+	u32 terms_rcvd;
+	u32 errors;
+};
+
+/*
  * struct kiwarp_dev - one RNIC.
  *
  * Owner: ib_core (ib_alloc_device); alive from newlink until
@@ -88,6 +104,15 @@ struct kiwarp_dev {
 	atomic_t num_qp;
 	atomic_t num_mr;
 	atomic64_t cr_dropped;	/* connection requests iw_cm had no room for */
+	/*
+	 * The port's hw counters (stats.c) sum @stats_qps, every QP from
+	 * create to destroy, and @retired, what destroyed QPs counted:
+	 * both under @stats_lock, so a QP's counts move from one to the
+	 * other at once and the sums never go back.
+	 */
+	spinlock_t stats_lock;
+	struct list_head stats_qps;
+	struct kiwarp_qp_stats retired;
 	struct dentry *debugfs;
 };
 
@@ -329,21 +354,6 @@ struct kiwarp_rx {
 	u8 discard[256];	/* sink for payload that is dropped */
 };
 
-/*
- * Per-QP statistics (debugfs). Updated by the TX and RX works only,
- * read racily by debugfs.
- */
-struct kiwarp_qp_stats {
-	u64 tx_bytes;
-	u64 rx_bytes;
-	u64 tx_fpdus;
-	u64 rx_fpdus;
-	u64 tx_zc_batches;	/* batches lent to TCP without a copy */
-	u32 terms_sent;
-	u32 terms_rcvd;
-	u32 errors;
-};
-
 struct kiwarp_qp;
 
 /* FPDUs handed to TCP per kernel_sendmsg(), and the kvecs for them */
@@ -510,6 +520,7 @@ struct kiwarp_qp {
 	struct kiwarp_txbuf txb;	/* TX work only */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	struct kiwarp_qp_stats stats;
+	struct list_head stats_node;	/* on kdev->stats_qps, stats_lock */
 	struct dentry *debugfs;
 };
 
@@ -520,6 +531,12 @@ static inline struct kiwarp_qp *to_kqp(struct ib_qp *qp)
 
 /* main.c */
 int kiwarp_cpu_of_vector(int vector);
+
+/* stats.c: the port's hw counters and restrack details */
+extern const struct ib_device_ops kiwarp_stats_ops;
+void kiwarp_stats_init(struct kiwarp_dev *kdev);
+void kiwarp_stats_qp_add(struct kiwarp_qp *qp);
+void kiwarp_stats_qp_retire(struct kiwarp_qp *qp);
 
 /* device.c */
 int kiwarp_device_init(void);

@@ -484,6 +484,7 @@ int kiwarp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (ret)
 		goto out_free;
 	ibqp->qp_num = qpn;
+	kiwarp_stats_qp_add(qp);
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_recv_wr = qp->rq_size;
 	attr->cap.max_send_sge = KIWARP_MAX_SGE;
@@ -513,6 +514,7 @@ int kiwarp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kiwarp_qp_put(qp);
 	wait_for_completion(&qp->freed);
 	kiwarp_zc_detach(qp);	/* the teardown did, unless never bound */
+	kiwarp_stats_qp_retire(qp);	/* no work runs: the counts are final */
 	kvfree(qp->sq);
 	kvfree(qp->rq);
 	kfree(qp->orq);
@@ -761,10 +763,10 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
 {
 	struct kiwarp_qp_stats *s = &qp->stats;
 
-	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu tx_waits %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
 		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
 		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
 		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
-		   s->rx_fpdus, s->tx_zc_batches, s->terms_sent,
+		   s->rx_fpdus, s->tx_zc_batches, s->tx_waits, s->terms_sent,
 		   s->terms_rcvd, s->errors, READ_ONCE(qp->sock_mode));
 }

@@ -107,6 +107,31 @@ static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
 }
 
 /*
+ * Hand @len bytes in the first @nv of qp->txb.vec to TCP, as
+ * kernel_sendmsg() would, waiting for room in the socket's send buffer
+ * if need be. A send that finds no room for all of it is counted in
+ * stats.tx_waits (the port's counter of the same name): it is first
+ * tried without waiting, and whatever TCP took then is not sent again.
+ * Return: bytes sent (@len unless the socket failed), or an error.
+ */
+static int kiwarp_tx_sendmsg(struct kiwarp_qp *qp, struct msghdr *msg,
+			     u32 nv, u32 len)
+{
+	int ret, took;
+
+	iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, qp->txb.vec, nv, len);
+	msg->msg_flags |= MSG_DONTWAIT;
+	ret = sock_sendmsg(qp->sock, msg);
+	if (ret == len || (ret < 0 && ret != -EAGAIN))
+		return ret;
+	qp->stats.tx_waits++;
+	took = max(ret, 0);
+	msg->msg_flags &= ~MSG_DONTWAIT;
+	ret = sock_sendmsg(qp->sock, msg);	/* the rest, waiting for ACKs */
+	return ret < 0 ? ret : took + ret;
+}
+
+/*
  * Send one message: @total bytes from @src behind headers from @h. For
  * tagged messages h->to is the first byte's offset; untagged get their
  * MO filled in. Messages of at least zcopy_min bytes go by reference
@@ -167,8 +192,7 @@ static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
 			/* More of this message follows: let TCP fill skbs. */
 			if (!h->last)
 				msg.msg_flags |= MSG_MORE;
-			ret = kernel_sendmsg(qp->sock, &msg, qp->txb.vec, nv,
-					     flen);
+			ret = kiwarp_tx_sendmsg(qp, &msg, nv, flen);
 			if (ret != flen)
 				return ret < 0 ? ret : -EIO;
 		}

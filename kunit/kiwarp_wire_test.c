@@ -759,6 +759,8 @@ static void wire_zero_window_teardown(struct kunit *test)
 		}
 	}
 	KUNIT_ASSERT_EQ(test, idle, 20U);	/* the TX work is stuck */
+	/* and the send it is stuck in was counted as waiting for room */
+	KUNIT_EXPECT_GT(test, READ_ONCE(c->qp->stats.tx_waits), 0ULL);
 
 	WRITE_ONCE(kiwarp_close_timeout_ms, 1000);
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(c->child), 0);

@@ -14,11 +14,14 @@ fi
 if grep -q '^kiwarp_rping_test' "$KDAPL_RUN/only"; then
 	kiwarp_rping_suites
 fi
-# "guest:kiwarp_wire_user", "guest:kiwarp_unload_live": shell suites.
-if grep -q '^guest kiwarp_wire_user' "$KDAPL_RUN/only"; then
-	kiwarp_wire_user_suite
-fi
-if grep -q '^guest kiwarp_unload_live' "$KDAPL_RUN/only"; then
-	kiwarp_unload_live_suite
-fi
+# "guest:<name>": the shell suite <name>_suite (lib.sh), e.g.
+# guest:kiwarp_wire_user, guest:kiwarp_unload_live, guest:kiwarp_rdma_tool
+while read -r mod suite; do
+	[ "$mod" = guest ] || continue
+	if declare -F "${suite}_suite" >/dev/null; then
+		"${suite}_suite"
+	else
+		echo "kdapl-guest: no shell suite $suite"
+	fi
+done <"$KDAPL_RUN/only"
 dev_guest_end

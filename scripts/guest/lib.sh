@@ -499,3 +499,91 @@ kdapl_bench_smoke_suite() {
 	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }
+
+# --- kiwarp_rdma_tool: what `rdma res` and `rdma statistic` show ---------
+# kdapl_demo between kw1 and kw2 (its EPs stay connected while loaded).
+RT_LOG=$OUT/rdma-tool
+
+# rt_field NAME: the value after NAME in stdin's words (first match);
+# the rdma tool prints a driver's details as drv_<name> <value>
+rt_field() {
+	awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+}
+
+rt_demo() {
+	insmod "$MODDIR/kdapl_demo.ko" ia_a=kw1 ia_b=kw2 addr_b="$KW2_ADDR" \
+		port=7952 count=20
+}
+
+# The demo's connected QP on kw1: kiwarp's state, both addresses, the
+# MPA revision, the Read depths and the bytes it moved.
+rt_res_qp() {
+	local out
+	out=$(rdma res show qp link kw1 -dd | tee "$RT_LOG-qp.txt")
+	echo "$out"
+	local line
+	line=$(echo "$out" |
+		grep "drv_laddr $KW1_ADDR:[0-9]* drv_raddr $KW2_ADDR:7952")
+	echo "$line" | grep -q "drv_state RTS" &&
+	[ "$(echo "$line" | rt_field drv_mpa_rev)" -eq 2 ] &&
+	[ "$(echo "$line" | rt_field drv_ird)" -ge 1 ] &&
+	[ "$(echo "$line" | rt_field drv_ord)" -ge 1 ] &&
+	[ "$(echo "$line" | rt_field drv_tx_bytes)" -gt 0 ] &&
+	[ "$(echo "$line" | rt_field drv_rx_fpdus)" -gt 0 ]
+}
+
+# kw1's CQs: their CPU, and notifications counted
+rt_res_cq() {
+	local out
+	out=$(rdma res show cq dev kw1 -dd)
+	echo "$out"
+	echo "$out" | grep -q "drv_cpu [0-9]" &&
+	echo "$out" | awk '{ for (i = 1; i < NF; i++) if ($i == "drv_notifies") s += $(i + 1) }
+		END { exit !(s > 0) }'
+}
+
+rt_res_mr() {
+	local out
+	out=$(rdma res show mr dev kw1 -dd)
+	echo "$out"
+	echo "$out" | grep -q "drv_stag 0x[0-9a-f]* drv_kind frmr drv_valid 1"
+}
+
+# rt_counter NAME: kw1's port counter NAME as `rdma statistic` says
+rt_counter() {
+	rdma statistic show link kw1/1 | rt_field "$1"
+}
+
+# The port counters count the demo's traffic, as sysfs does
+rt_statistic() {
+	local tx rx sys
+	rdma statistic show link kw1/1
+	tx=$(rt_counter tx_bytes)
+	rx=$(rt_counter rx_fpdus)
+	sys=$(cat /sys/class/infiniband/kw1/ports/1/hw_counters/tx_bytes)
+	[ "${tx:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] && [ "$sys" -ge "$tx" ]
+}
+
+# Destroyed QPs keep their counts in the port's (no counter goes back)
+rt_counters_kept() {
+	local before after
+	before=$(rt_counter tx_bytes)
+	busybox rmmod kdapl_demo || return 1
+	! rdma res show qp link kw1 | grep -q "state RTS" ||
+		{ echo "a QP is left"; return 1; }
+	sleep 0.1	# past the counters' 10 ms lifespan
+	after=$(rt_counter tx_bytes)
+	echo "tx_bytes $before -> $after"
+	[ "${before:-0}" -gt 0 ] && [ "${after:-0}" -ge "$before" ]
+}
+
+kiwarp_rdma_tool_suite() {
+	ktap_suite kiwarp_rdma_tool 6
+	ktap_check demo_over_kiwarp rt_demo
+	ktap_check res_qp_details rt_res_qp
+	ktap_check res_cq_details rt_res_cq
+	ktap_check res_mr_details rt_res_mr
+	ktap_check statistic_counts_traffic rt_statistic
+	ktap_check counters_kept_after_destroy rt_counters_kept
+	ktap_end
+}

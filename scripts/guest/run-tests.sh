@@ -126,6 +126,9 @@ ktap_check demo_unloads_and_kw1_returns sh -c 'busybox rmmod kdapl_demo &&
 	rdma link add kw1 type kiwarp netdev veth4'
 ktap_end
 
+# --- kiwarp_rdma_tool: rdma res -dd and rdma statistic on kw1 (lib.sh) ----
+kiwarp_rdma_tool_suite
+
 # --- kdapl_sockdemo: what `make demo` shows of socket to RDMA, checked ----
 ktap_suite kdapl_sockdemo 4
 ktap_check streaming_then_ssp insmod "$MODDIR/kdapl_sockdemo.ko"
