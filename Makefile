@@ -30,12 +30,18 @@ FLAVOUR ?= debug
 KDIR ?= $(shell $(CURDIR)/scripts/build-kernel.sh $(FLAVOUR))
 # install: the kernel named on the command line, else the running one
 IKDIR = $(if $(filter command line environment,$(origin KDIR)),$(KDIR),/lib/modules/$(shell uname -r)/build)
+# the release the headers are for (a distribution's kernel.release file
+# may say the upstream version instead)
 IREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
-	$(IKDIR)/include/generated/utsrelease.h)
-# A distribution's headers carry no signing key (its kernel asks for one
-# with MODULE_SIG_ALL): install unsigned rather than fail to sign each
-# module; README.md tells how to sign with a key of your own for Secure Boot.
-ISIGN = $(if $(wildcard $(IKDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
+	$(IKDIR)/include/generated/utsrelease.h 2>/dev/null)
+# Signing at modules_install (MODULE_SIG_ALL) needs the kernel's private
+# key, which a distribution's headers do not carry: kbuild would try each
+# module and fail noisily. Without the key, install unsigned and say so;
+# README.md tells how to sign with a key of your own for Secure Boot.
+ICONF = $(IKDIR)/include/config/auto.conf
+ISIGALL = $(shell grep -qx 'CONFIG_MODULE_SIG_ALL=y' $(ICONF) 2>/dev/null && echo y)
+ISIGKEY = $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY=//p' $(ICONF) 2>/dev/null | tr -d '"')
+INOKEY = $(if $(ISIGALL),$(if $(filter pkcs11:%,$(ISIGKEY)),,$(if $(wildcard $(ISIGKEY) $(IKDIR)/$(ISIGKEY)),,y)))
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC ?= /usr/src/kdapl-$(DKMS_VERSION)
 
@@ -58,21 +64,18 @@ bench:
 	$(CURDIR)/scripts/bench.sh $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 install:
+	$(if $(IREL),,$(error no kernel release in $(IKDIR)/include/generated/utsrelease.h: set KDIR to a configured kernel tree))
 	$(MAKE) -C $(IKDIR) M=$(CURDIR) W=1 modules
-	$(MAKE) -C $(IKDIR) M=$(CURDIR) $(ISIGN) modules_install
+	$(MAKE) -C $(IKDIR) M=$(CURDIR) $(if $(INOKEY),CONFIG_MODULE_SIG_ALL=) modules_install
+	$(if $(INOKEY),@echo "install: no signing key ($(ISIGKEY)) for $(IREL): the modules are installed unsigned (README.md, Secure Boot)")
 	$(if $(INSTALL_MOD_PATH),,depmod -a $(IREL))
 
 dkms-source:
 	$(CURDIR)/scripts/module-sources.sh $(DKMS_SRC)
-
-# dkms.conf's CLEAN: module build products only, for the kernel dkms names
-clean-modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 
 clean:
 	@ktree=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/kdapl/kernel-$(FLAVOUR)-* 2>/dev/null | head -n 1); \
 	if [ -n "$$ktree" ]; then $(MAKE) -C $$ktree M=$(CURDIR) clean; fi
 	rm -rf $(CURDIR)/build
 
-.PHONY: all modules deps check demo bench install dkms-source clean-modules \
-	clean
+.PHONY: all modules deps check demo bench install dkms-source clean

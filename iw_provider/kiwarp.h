@@ -82,6 +82,19 @@ struct kiwarp_qp_stats {
 	u32 errors;
 };
 
+/* The same summed over a device's QPs (stats.c): 64 bits, no wrap */
+struct kiwarp_dev_stats {
+	u64 tx_bytes;
+	u64 rx_bytes;
+	u64 tx_fpdus;
+	u64 rx_fpdus;
+	u64 tx_zc_batches;
+	u64 tx_waits;
+	u64 terms_sent;
+	u64 terms_rcvd;
+	u64 errors;
+};
+
 /*
  * struct kiwarp_dev - one RNIC.
  *
@@ -112,7 +125,7 @@ struct kiwarp_dev {
 	 */
 	spinlock_t stats_lock;
 	struct list_head stats_qps;
-	struct kiwarp_qp_stats retired;
+	struct kiwarp_dev_stats retired;
 	struct dentry *debugfs;
 };
 

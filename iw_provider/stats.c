@@ -47,7 +47,7 @@ static const struct rdma_stat_desc kiwarp_port_counters[] = {
 
 static_assert(ARRAY_SIZE(kiwarp_port_counters) == KIWARP_CNT_COUNT);
 
-static void kiwarp_stats_add(struct kiwarp_qp_stats *sum,
+static void kiwarp_stats_add(struct kiwarp_dev_stats *sum,
 			     const struct kiwarp_qp_stats *s)
 {
 	sum->tx_bytes += READ_ONCE(s->tx_bytes);
@@ -104,7 +104,7 @@ static int kiwarp_get_hw_stats(struct ib_device *ibdev,
 			       struct rdma_hw_stats *stats, u32 port, int index)
 {
 	struct kiwarp_dev *kdev = to_kdev(ibdev);
-	struct kiwarp_qp_stats sum;
+	struct kiwarp_dev_stats sum;
 	struct kiwarp_qp *qp;
 
 	spin_lock(&kdev->stats_lock);

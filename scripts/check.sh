@@ -121,7 +121,14 @@ done
 echo "== distro: the modules on Debian's own kernel (dkms, modprobe)"
 "$top/scripts/distro-check.sh" "$build/tools/report/kdapl-report" |
 	tee "$build/distro.log"
-grep -E '^[0-9]+ passed, ' "$build/distro.log" >>"$sumfile"
+# its two stages' summaries (the host's build, the guest's report), or a
+# failure if it died before printing them
+if [ "$(grep -cE '^[0-9]+ passed, ' "$build/distro.log")" -eq 2 ]; then
+	grep -E '^[0-9]+ passed, ' "$build/distro.log" >>"$sumfile"
+else
+	echo "check: the distro stage ended without its two summaries"
+	summary 0 1 0
+fi
 
 # A CI log shows the end of this output: repeat each guest's first failing
 # kernel report there (kdapl-report prints its body on "# | " lines).

@@ -16,10 +16,11 @@ stage_modules() {
 	done
 }
 
-# Modules a distribution kernel needs before it can mount the host's
-# root over 9p (Debian builds virtio and 9p as modules), in load order.
-DISTRO_BOOT_MODULES="virtio_ring virtio virtio_pci_modern_dev
-virtio_pci_legacy_dev virtio_pci 9pnet 9pnet_virtio netfs fscache 9p"
+# What a distribution kernel needs before it can mount the host's root
+# over 9p (Debian builds virtio and 9p as modules): these and their
+# dependencies, in load order as modprobe resolves them for that kernel
+# (nothing for a part built in).
+DISTRO_BOOT_MODULES="9p 9pnet_virtio virtio_pci"
 
 # make_initramfs TOP RUNDIR [RELEASE]: busybox and our init, as
 # RUNDIR/initramfs.cpio.gz; with RELEASE (an installed distribution
@@ -33,10 +34,18 @@ make_initramfs() {
 	cp /bin/busybox "$_staging/bin/busybox"
 	if [ -n "${3:-}" ]; then
 		mkdir -p "$_staging/modules"
-		for _m in $DISTRO_BOOT_MODULES; do
-			_ko=$(modinfo -k "$3" -n "$_m") || return 1
-			cp "$_ko" "$_staging/modules/$_m.ko"
-			echo "$_m.ko" >>"$_staging/boot-modules"
+		# shellcheck disable=SC2086 # the module list is split on purpose
+		modprobe -S "$3" -a --show-depends $DISTRO_BOOT_MODULES \
+			>"$2/boot-modules.txt" || return 1
+		for _ko in $(awk '$1 == "insmod" && !seen[$2]++ { print $2 }' \
+				"$2/boot-modules.txt"); do
+			case "$_ko" in
+			*.ko) ;;
+			*) echo "make_initramfs: $_ko: busybox insmod takes" \
+				"only uncompressed modules" >&2; return 1 ;;
+			esac
+			cp "$_ko" "$_staging/modules/"
+			basename "$_ko" >>"$_staging/boot-modules"
 		done
 	fi
 	cp "$1/scripts/guest/init" "$_staging/init"

@@ -2,7 +2,9 @@
 # Install the Debian 12 packages this project needs to build the test
 # kernel, the modules and the host tools, and to run the QEMU test guest.
 # Debian's own kernel image and headers, and dkms, are for the distro
-# stage of make check (a guest boots that kernel; nothing boots it here).
+# stage of make check: a guest boots that kernel image. (On a machine that
+# boots through GRUB, installing linux-image-amd64 also adds a boot entry
+# for it, as on any Debian system with the stock kernel.)
 # Idempotent: packages already present are not touched, and apt is only
 # called when something is missing.
 set -eu

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Copy what builds the kernel modules (Kbuild, Makefile, dkms.conf,
 # include/ and the module directories, kunit/ included: Kbuild builds it
 # only where the kernel has KUnit) into DEST, e.g. /usr/src/kdapl-<version>
@@ -7,9 +7,10 @@
 #
 #   scripts/module-sources.sh DEST
 #
-# Files come from git (tracked, and new ones not ignored) when this is a
-# checkout, else from the directories as they are, build products left out.
-set -eu
+# Files come from git (tracked, and new ones not yet added but not
+# ignored) when this is a checkout, else from the directories as they
+# are, build products left out. DEST is emptied first.
+set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 DEST" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +18,7 @@ dest=$1
 parts="Kbuild Makefile dkms.conf include kdapl iw_provider kunit demo bench
 tools/kdapltest"
 
+rm -rf "$dest"
 mkdir -p "$dest"
 cd "$top"
 # shellcheck disable=SC2086 # the part list is split on purpose

@@ -19,7 +19,7 @@ fi
 while read -r mod suite; do
 	[ "$mod" = guest ] || continue
 	if declare -F "${suite}_suite" >/dev/null; then
-		"${suite}_suite"
+		"${suite}_suite" </dev/null
 	else
 		echo "kdapl-guest: no shell suite $suite"
 	fi
