@@ -43,6 +43,7 @@
 #include <net/tcp.h>
 
 #include "kiwarp.h"
+#include "kiwarp_trace.h"
 
 #define KIWARP_CM_TIMEOUT	(10 * HZ)
 #define KIWARP_LISTEN_ADDRS	8
@@ -361,6 +362,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	sk->sk_state_change = kiwarp_sk_state_change;
 	sk->sk_write_space = qp->saved.write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
+	trace_kiwarp_bind(qp);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_RTS);

@@ -31,6 +31,9 @@
 
 #include "kiwarp.h"
 
+#define CREATE_TRACE_POINTS
+#include "kiwarp_trace.h"
+
 const char *const kiwarp_qp_state_name[KIWARP_QPS_COUNT] = {
 	[KIWARP_QPS_IDLE] = "IDLE",
 	[KIWARP_QPS_RTS] = "RTS",
@@ -67,8 +70,7 @@ int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
 		return 0;
 	if (!(kiwarp_qp_allowed[qp->state] & BIT(next)))
 		return -EINVAL;
-	ibdev_dbg(qp->ibqp.device, "qp %u: %s -> %s\n", qp->ibqp.qp_num,
-		  kiwarp_qp_state_name[qp->state], kiwarp_qp_state_name[next]);
+	trace_kiwarp_qp_state(qp, qp->state, next);
 	qp->state = next;
 	return 0;
 }

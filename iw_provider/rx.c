@@ -37,6 +37,7 @@
 #include <net/tcp.h>
 
 #include "kiwarp.h"
+#include "kiwarp_trace.h"
 
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
 #define KIWARP_RX_INLINE_BYTES	(64 * 1024)
@@ -423,10 +424,8 @@ static int kiwarp_rx_finish(struct kiwarp_qp *qp)
 		return kiwarp_rx_finish_read_req(qp);
 	case RDMAP_TERMINATE:
 		qp->stats.terms_rcvd++;
-		ibdev_dbg(qp->ibqp.device,
-			  "qp %u: TERMINATE received: layer %u etype %u ecode %u\n",
-			  qp->ibqp.qp_num, rx->dh.term_layer,
-			  rx->dh.term_etype, rx->dh.term_ecode);
+		trace_kiwarp_terminate(qp, false, rx->dh.term_layer,
+				       rx->dh.term_etype, rx->dh.term_ecode);
 		kiwarp_qp_down_status(qp, -EPROTO);
 		kiwarp_qp_error(qp);
 		return -EPROTO;
@@ -604,6 +603,7 @@ static void kiwarp_rx_failed(struct kiwarp_qp *qp, int ret)
 {
 	if (ret < 0 && ret != -EPROTO) {
 		/* a reset, TCP giving up, an ICMP error */
+		trace_kiwarp_rx_down(qp, ret, false);
 		kiwarp_qp_down_status(qp, ret);
 		kiwarp_qp_error(qp);
 	}
@@ -676,6 +676,7 @@ void kiwarp_rx_work(struct work_struct *work)
 	if (eof) {
 		/* the peer closed its half: the connection ends */
 		WRITE_ONCE(qp->peer_closed, true);
+		trace_kiwarp_rx_down(qp, 0, true);
 		kiwarp_qp_down_status(qp, 0);
 		kiwarp_qp_error(qp);
 	} else if (ret < 0) {

@@ -40,6 +40,7 @@
 #include <kiwarp/sock.h>
 
 #include "kiwarp.h"
+#include "kiwarp_trace.h"
 
 /* How long one of our MPA frames (or the final message) may take to send */
 #define KIWARP_SOCK_SNDTIMEO	(5 * HZ)
@@ -230,11 +231,22 @@ static void kiwarp_sock_close(struct kiwarp_sock_conn *c)
 }
 
 /* Queue event @type (lock held). @pd: its private data. */
+static const char *const kiwarp_sock_event_name[] = {
+	[KIWARP_SOCK_EV_REQUEST] = "request",
+	[KIWARP_SOCK_EV_SOCKET_DOWN] = "socket_down",
+	[KIWARP_SOCK_EV_ESTABLISHED] = "established",
+	[KIWARP_SOCK_EV_REJECTED] = "rejected",
+	[KIWARP_SOCK_EV_FAILED] = "failed",
+	[KIWARP_SOCK_EV_DISCONNECT] = "disconnect",
+	[KIWARP_SOCK_EV_CLOSED] = "closed",
+};
+
 static void kiwarp_sock_event(struct kiwarp_sock_conn *c,
 			      enum kiwarp_sock_event_type type, int status,
 			      bool returned, const void *pd, u16 pd_len)
 {
 	lockdep_assert_held(&c->lock);
+	trace_kiwarp_sock_step(c, kiwarp_sock_event_name[type], status);
 	c->status[type] = status;
 	if (returned)
 		__set_bit(type, &c->returned);
@@ -696,6 +708,7 @@ static int kiwarp_sock_connect(struct ib_qp *ibqp, struct socket *sock,
 	c->qp = qp;
 	c->state = KSC_CONNECTING;
 	*conn = c;
+	trace_kiwarp_sock_step(c, "connect: MPA Request sent", 0);
 	mutex_unlock(&c->lock);
 	kiwarp_sock_kick(c);	/* the Reply may be queued already */
 	return 0;
@@ -743,6 +756,8 @@ static int kiwarp_sock_listen(struct ib_device *dev, struct socket *sock,
 	}
 	c->state = KSC_LISTENING;
 	*conn = c;
+	trace_kiwarp_sock_step(c, final_len ? "listen: final message sent" :
+			       "listen", 0);
 	mutex_unlock(&c->lock);
 	kiwarp_sock_kick(c);	/* a Request or a close may be queued */
 	return 0;

@@ -25,6 +25,7 @@
  */
 
 #include "kiwarp.h"
+#include "kiwarp_trace.h"
 
 #define KIWARP_TX_BUDGET	64
 
@@ -216,6 +217,8 @@ static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
 
 	kiwarp_cursor_init(&none, qp, NULL, 0, 0, false);
 	qp->stats.terms_sent++;
+	trace_kiwarp_terminate(qp, true, h.term_layer, h.term_etype,
+			       h.term_ecode);
 	return kiwarp_tx_msg(qp, &h, &none, 0, &zc);
 }
 

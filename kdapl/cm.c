@@ -32,6 +32,7 @@
 #include "ep.h"
 #include "evd.h"
 #include "registry.h"
+#include "kdapl_trace.h"
 
 static unsigned int disconnect_timeout_ms = 2000;
 module_param(disconnect_timeout_ms, uint, 0644);
@@ -731,6 +732,7 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (o->hobj.type) {
 	case KDAPL_HT_EP:
+		trace_kdapl_cm_event(kdapl_obj_handle(o), ev->event, ev->status);
 		ep_cm_event(container_of(o, struct kdapl_ep, base), id, ev);
 		return 0;
 	case KDAPL_HT_PSP:
@@ -931,6 +933,8 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	was = ep->state;
+	trace_kdapl_disconnect(ep_handle, op == KDAPL_EP_OP_DISCONNECT_GRACEFUL,
+			       was);
 	ret = kdapl_ep_state_check(was, op);
 	if (ret == DAT_SUCCESS && kdapl_ep_move(ep, op) && ep->state != was) {
 		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING) {

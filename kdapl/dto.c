@@ -30,6 +30,7 @@
 #include "evd.h"
 #include "lmr.h"
 #include "registry.h"
+#include "kdapl_trace.h"
 
 static_assert(KDAPL_WR_ID_INTERNAL_LIMIT == KDAPL_LMR_WR_ID_LIMIT);
 
@@ -258,6 +259,8 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 		d->rmr_context = wc->ex.invalidate_rkey;
 	silent = wr->suppress && wc->status == IB_WC_SUCCESS;
 	quiet = wr->quiet;
+	trace_kdapl_dto_done(d->ep_handle, wr->op, wr->cookie.as_64, d->status,
+			     d->transfered_length);
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->completed++;
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -382,6 +385,7 @@ static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
 	d->user_cookie = cookie;
 	d->status = DAT_DTO_ERR_FLUSHED;
 	d->operation = op;
+	trace_kdapl_dto_done(d->ep_handle, op, cookie.as_64, d->status, 0);
 	if (evd)
 		kdapl_evd_post(evd, &ev);
 }
@@ -536,6 +540,8 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		goto unlock;
 	}
 	ep->posted++;
+	trace_kdapl_dto_post(kdapl_obj_handle(&ep->base), dop, cookie.as_64,
+			     wr->len, cflags);
 	if (op == KDAPL_EP_OP_POST_RECV)
 		goto unlock;
 	ep->sq_seq++;

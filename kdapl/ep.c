@@ -21,6 +21,9 @@
 #include "lmr.h"
 #include "registry.h"
 
+#define CREATE_TRACE_POINTS
+#include "kdapl_trace.h"
+
 /* Defaults for attributes the consumer leaves at 0. */
 #define KDAPL_EP_DEF_DTOS	32
 #define KDAPL_EP_DEF_IOV	4
@@ -58,6 +61,9 @@ bool kdapl_ep_move(struct kdapl_ep *ep, enum kdapl_ep_op op)
 	lockdep_assert_held(&ep->lock);
 	if (!kdapl_ep_state_next(ep->state, op, &next))
 		return false;
+	if (next != ep->state)
+		trace_kdapl_ep_state(kdapl_obj_handle(&ep->base), ep->state,
+				     next, op);
 	ep->state = next;
 	return true;
 }
@@ -78,6 +84,7 @@ void kdapl_ep_post_conn(struct kdapl_ep *ep, DAT_EVENT_NUMBER num)
 	d->ep_handle = kdapl_obj_handle(&ep->base);
 	d->private_data_size = ep->peer_pdata_len;
 	d->private_data = ep->peer_pdata_len ? ep->peer_pdata : NULL;
+	trace_kdapl_conn_event(d->ep_handle, num, d->private_data_size);
 	if (ep->connect_evd)
 		kdapl_evd_post(ep->connect_evd, &ev);
 }

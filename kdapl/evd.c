@@ -31,6 +31,7 @@
 #include "evd.h"
 #include "registry.h"
 #include "ep.h"
+#include "kdapl_trace.h"
 
 #define KDAPL_EVD_MAX_QLEN	BIT(20)
 #define KDAPL_EVD_BUDGET	16
@@ -104,6 +105,8 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 		evd->upcalls++;
 		spin_unlock_irqrestore(&evd->lock, flags);
 
+		trace_kdapl_upcall(kdapl_obj_handle(&evd->base),
+				   event.event_number, more);
 		upcall.upcall_func(upcall.instance_data, &event, more);
 		done++;
 

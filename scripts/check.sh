@@ -86,7 +86,7 @@ touch "$grun/out/results.ktap"
 	--console "$grun/console.log" --expect-file "$top/kunit/SUITES" \
 	--expect guest_env --expect module_lifecycle --expect kdapl_demo \
 	--expect kiwarp_device --expect kdapl_device_removal \
-	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo --expect kiwarp_rdma_tool \
+	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo --expect kiwarp_rdma_tool --expect trace_connection \
 	--expect kdapltest_interop \
 	--expect kiwarp_rping --expect kiwarp_rping_userspace \
 	--expect kiwarp_wire_user --expect kiwarp_unload_live \

@@ -587,3 +587,85 @@ kiwarp_rdma_tool_suite() {
 	ktap_check counters_kept_after_destroy rt_counters_kept
 	ktap_end
 }
+
+# --- trace_connection: kdapl's and kiwarp's tracepoints for one connection --
+# kdapl_demo between kw1 and kw2 (connect, 20 echoes, RDMA write and
+# read) and its graceful disconnect, traced through tracefs.
+TR=/sys/kernel/debug/tracing
+TR_LOG=$OUT/trace-connection.txt
+
+tr_run() {
+	echo 0 >"$TR/tracing_on" && : >"$TR/trace" &&
+	echo 1 >"$TR/events/kdapl/enable" &&
+	echo 1 >"$TR/events/kiwarp/enable" &&
+	echo 1 >"$TR/tracing_on" || return 1
+	insmod "$MODDIR/kdapl_demo.ko" ia_a=kw1 ia_b=kw2 addr_b="$KW2_ADDR" \
+		port=7953 count=20 &&
+	busybox rmmod kdapl_demo
+	local rc=$?
+	echo 0 >"$TR/tracing_on"
+	echo 0 >"$TR/events/kdapl/enable"
+	echo 0 >"$TR/events/kiwarp/enable"
+	grep -v '^#' "$TR/trace" >"$TR_LOG"
+	echo "$(wc -l <"$TR_LOG") records"
+	return $rc
+}
+
+# tr_order PATTERN...: each PATTERN matches a record after the previous
+# one's first match
+tr_order() {
+	local p n last=0
+	for p in "$@"; do
+		n=$(awk -v from="$last" -v pat="$p" \
+			'NR > from && $0 ~ pat { print NR; exit }' "$TR_LOG")
+		[ -n "$n" ] || { echo "no record /$p/ after line $last";
+			sed -n "$((last + 1)),$((last + 20))p" "$TR_LOG"; return 1; }
+		last=$n
+	done
+}
+
+# tr_count PATTERN MIN: at least MIN records match
+tr_count() {
+	local n
+	n=$(grep -cE "$1" "$TR_LOG")
+	[ "$n" -ge "$2" ] || { echo "/$1/: $n records, want >= $2"; return 1; }
+}
+
+# connect: the active EP asks, MPA binds kw1's QP, both sides established
+tr_connect() {
+	tr_order 'kdapl_ep_state: .*UNCONNECTED -> ACTIVE_CONNECTION_PENDING' \
+		"kiwarp_bind: kw[12] qp [0-9]+ .* mpa rev 2" \
+		'kiwarp_qp_state: kw[12] qp [0-9]+ IDLE -> RTS' \
+		'kdapl_cm_event: .* established status 0' \
+		'kdapl_conn_event: .* ESTABLISHED'
+}
+
+# the transfer: sends, echoes from B's upcall, the RDMA write and read
+tr_transfer() {
+	tr_count 'kdapl_dto_post: .* SEND ' 40 &&
+	tr_count 'kdapl_dto_done: .* RECV .* status 0 ' 20 &&
+	tr_count 'kdapl_upcall: .* DTO_COMPLETION' 20 &&
+	tr_order 'kdapl_dto_post: .* RDMA_WRITE .* len 65536' \
+		'kdapl_dto_done: .* RDMA_WRITE .* status 0 len 65536' \
+		'kdapl_dto_post: .* RDMA_READ .* len 65536' \
+		'kdapl_dto_done: .* RDMA_READ .* status 0 len 65536'
+}
+
+# the graceful disconnect: the call, kiwarp closing, the event on both
+tr_disconnect() {
+	tr_order 'kdapl_disconnect: .* graceful from CONNECTED' \
+		'kdapl_ep_state: .* CONNECTED -> DISCONNECT_PENDING' \
+		'kiwarp_qp_state: kw[12] qp [0-9]+ RTS -> (CLOSING|ERROR)' \
+		'kdapl_conn_event: .* DISCONNECTED' &&
+	tr_count 'kdapl_conn_event: .* DISCONNECTED' 2 &&
+	! grep -q 'kiwarp_terminate' "$TR_LOG"
+}
+
+trace_connection_suite() {
+	ktap_suite trace_connection 4
+	ktap_check connect_transfer_disconnect_traced tr_run
+	ktap_check connect_sequence tr_connect
+	ktap_check transfer_records tr_transfer
+	ktap_check disconnect_sequence tr_disconnect
+	ktap_end
+}

@@ -129,6 +129,9 @@ ktap_end
 # --- kiwarp_rdma_tool: rdma res -dd and rdma statistic on kw1 (lib.sh) ----
 kiwarp_rdma_tool_suite
 
+# --- trace_connection: one connection through kdapl's and kiwarp's tracepoints
+trace_connection_suite
+
 # --- kdapl_sockdemo: what `make demo` shows of socket to RDMA, checked ----
 ktap_suite kdapl_sockdemo 4
 ktap_check streaming_then_ssp insmod "$MODDIR/kdapl_sockdemo.ko"
