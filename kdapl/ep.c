@@ -112,6 +112,10 @@ void kdapl_ep_queue(struct kdapl_ep *ep, enum kdapl_ep_action act)
 /*
  * The connect timeout or the bounded disconnect wait. Softirq context.
  * An older arming that fires late finds jiffies before the deadline.
+ * A graceful disconnect that runs out of time is ended by the EP's work
+ * (KDAPL_EP_ACT_DISC_TIMEOUT), which must sleep: the QP goes to ERROR
+ * and is drained before the event, so the consumer gets every flush
+ * first (seed 002: complete only once all DMA is done).
  */
 static void kdapl_ep_timer(struct timer_list *t)
 {
@@ -126,6 +130,11 @@ static void kdapl_ep_timer(struct timer_list *t)
 		return;
 	}
 	was = ep->state;
+	if (was == DAT_EP_STATE_DISCONNECT_PENDING) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_DISC_TIMEOUT);
+		return;
+	}
 	if (!kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT)) {
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return;

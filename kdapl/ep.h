@@ -117,6 +117,10 @@ enum kdapl_ep_action {
 	KDAPL_EP_ACT_DISCONNECT, /* graceful: rdma_disconnect() */
 	KDAPL_EP_ACT_ABORT,	/* QP to error, cm_id destroyed */
 	KDAPL_EP_ACT_DRAIN,	/* drain the QP; then DISCONNECT_DONE */
+	/* the graceful disconnect's bound expired: QP to error, drained, BROKEN */
+	KDAPL_EP_ACT_DISC_TIMEOUT,
+	/* resolve the address again, after the short first attempt (cm.c) */
+	KDAPL_EP_ACT_RESOLVE,
 };
 
 /**
@@ -162,6 +166,11 @@ enum kdapl_ep_action {
  * @provider_ep: created by a PSP with DAT_PSP_PROVIDER_FLAG
  * @disc_peer_seen: graceful disconnect: the peer's disconnect (or an
  *	error) arrived
+ * @disc_broken: graceful disconnect: it was an error; the disconnect
+ *	completes with BROKEN instead of DISCONNECTED
+ * @resolve_retried: the connect's address resolution is on its second,
+ *	long attempt (cm.c, KDAPL_RESOLVE_FIRST_MS); cleared by the CONNECT
+ *	action before the first, then set and read only by rdma_cm's handler
  * @node: on ia->eps, under ia->lock
  * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
  * @posted, @completed, @flushed: DTO counters, for debugfs
@@ -210,6 +219,8 @@ struct kdapl_ep {
 	struct kdapl_sp *rsp;
 	bool provider_ep;
 	bool disc_peer_seen;
+	bool disc_broken;
+	bool resolve_retried;
 	struct list_head node;
 	struct list_head all;
 	u64 posted;

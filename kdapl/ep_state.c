@@ -367,7 +367,9 @@ static const struct kdapl_ep_cell ep_table[KDAPL_EP_OP_COUNT][KDAPL_EP_STATE_COU
 	 * reference implementation used UNCONNECTED, the man page and later
 	 * implementations DISCONNECTED). The bounded wait of a graceful
 	 * disconnect: "a disconnect never blocks forever (bounded wait, then
-	 * forced DISCONNECTED)" (issue).
+	 * forced DISCONNECTED)" (issue); applied once the QP is in ERROR and
+	 * drained (cm.c), with the event BROKEN: seed 002's disconnect that
+	 * completes "with a failure".
 	 */
 	[KDAPL_EP_EV_TIMEOUT] = {
 	/*	UNC      UUN      RES      URE      PAS      UPA      ACT      TEN */
@@ -407,7 +409,8 @@ static const struct kdapl_ep_cell ep_table[KDAPL_EP_OP_COUNT][KDAPL_EP_STATE_COU
 	 * A broken connection (BROKEN event): as the peer's disconnect. In
 	 * DISCONNECT_PENDING an error satisfies the first condition of the
 	 * graceful disconnect (seed 002); the QP is in ERROR, its flush ends
-	 * the DMA and then KDAPL_EP_EV_DISCONNECT_DONE follows.
+	 * the DMA and then KDAPL_EP_EV_DISCONNECT_DONE follows, reported as
+	 * BROKEN: the disconnect completed with a failure (seed 002).
 	 */
 	[KDAPL_EP_EV_CM_BROKEN] = {
 	/*	UNC      UUN      RES      URE      PAS      UPA      ACT      TEN */

@@ -27,11 +27,15 @@
 #include <linux/in.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/etherdevice.h>
+#include <net/arp.h>
 #include <net/ipv6.h>
+#include <net/ndisc.h>
 
 #include <dat2/kdat.h>
 
 #include "kdapl_test.h"
+#include "test_net.h"
 
 /* The one internal knob the tests turn (kdapl/cm.c). */
 unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
@@ -1854,24 +1858,127 @@ static void conn_rdma_read_depths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out, 3);
 }
 
-/* The bound of a graceful disconnect fires first: still one event each. */
+/*
+ * The bound of a graceful disconnect races the peer's close: still one
+ * event each, DISCONNECTED if the peer's close won, BROKEN if the bound
+ * did (conn_disconnect_timeout_broken makes that certain).
+ */
 static void conn_disconnect_bounded(struct kunit *test)
 {
 	struct conn_ctx *c = ctx(test);
 	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb;
 	DAT_PSP_HANDLE psp;
+	DAT_EVENT_NUMBER num;
 	unsigned int old;
+	DAT_EVENT ev = {};
 
 	epb = connect_pair(test, epa, &psp);
 	old = kdapl_set_disconnect_timeout(0);
 	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
 	kdapl_set_disconnect_timeout(old);
-	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+	num = ev.event_number;
+	KUNIT_EXPECT_TRUE_MSG(test, num == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			      num == DAT_CONNECTION_EVENT_BROKEN,
+			      "event %#x", num);
 	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
 	expect_quiet(test, c->a.conn, 300);
 	expect_quiet(test, c->b.conn, 10);
+}
+
+/*
+ * veth5 (kw2's netdev, namespace b) takes a random MAC address (@restore
+ * false; the old one is saved in @mac) or gets @mac back: with another
+ * address, B's link drops every frame A sends to the MAC A resolved,
+ * without an error at A. Restoring also makes A forget B's MAC (veth4),
+ * or A's frames would go to the random one until the entry ages out.
+ */
+static int veth5_mac(u8 *mac, bool restore)
+{
+	struct sockaddr sa = {};
+	struct net_device *nd;
+	struct net *net;
+	int err = -ENODEV;
+
+	net = test_find_net("veth5");
+	if (!net)
+		return err;
+	rtnl_lock();
+	nd = __dev_get_by_name(net, "veth5");
+	if (nd) {
+		sa.sa_family = nd->type;
+		if (restore) {
+			memcpy(sa.sa_data, mac, ETH_ALEN);
+		} else {
+			memcpy(mac, nd->dev_addr, ETH_ALEN);
+			eth_random_addr((u8 *)sa.sa_data);
+		}
+		err = dev_set_mac_address(nd, &sa, NULL);
+	}
+	nd = __dev_get_by_name(&init_net, "veth4");
+	if (restore && nd) {
+		neigh_changeaddr(&arp_tbl, nd);
+		neigh_changeaddr(&nd_tbl, nd);
+	}
+	rtnl_unlock();
+	put_net(net);
+	return err;
+}
+
+/*
+ * The bound of a graceful disconnect runs out because the peer cannot
+ * answer (B's link drops A's frames): A's QP goes to ERROR and is
+ * drained before the event, so the receive A had outstanding is flushed
+ * on A's DTO EVD by the time BROKEN - a disconnect ended by its bound,
+ * not DISCONNECTED - is on the connection EVD (seed 002: complete only
+ * once all DMA is done, "with a failure" on a time-out). Needs two hosts
+ * on a link that can be cut: over siw and rxe both sides share one
+ * device in the guest.
+ */
+static void conn_disconnect_timeout_broken(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EVENT ev = {}, dto = {};
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&dto.event_data.dto_completion_event_data;
+	DAT_RETURN ret, got, dret;
+	DAT_EP_HANDLE epa, epb;
+	DAT_PSP_HANDLE psp;
+	u8 mac[ETH_ALEN];
+	DAT_LMR_TRIPLET t;
+	unsigned int old;
+	struct mem ra;
+
+	if (c->t != &topo_kiwarp)
+		kunit_skip(test, "needs a link between two hosts (kw1, kw2)");
+	epa = ep_make(test, &c->a);
+	epb = connect_pair(test, epa, &psp);
+	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
+	t = trip(&ra, 0, 64);
+	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa8), 0));
+	KUNIT_ASSERT_EQ(test, veth5_mac(mac, false), 0);
+
+	old = kdapl_set_disconnect_timeout(300);
+	ret = dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG);
+	kdapl_set_disconnect_timeout(old);
+	got = wait_ev(c->a.conn, &ev, WAIT_MS);
+	/* the flush is there already: no waiting */
+	dret = wait_ev(c->a.dto, &dto, 0);
+	KUNIT_EXPECT_EQ(test, veth5_mac(mac, true), 0);
+
+	EXPECT_RET(test, ret, DAT_SUCCESS);
+	EXPECT_RET(test, got, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ_MSG(test, ev.event_number, DAT_CONNECTION_EVENT_BROKEN,
+			    "event %#x", ev.event_number);
+	EXPECT_RET(test, dret, DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dto.event_number, DAT_DTO_COMPLETION_EVENT);
+	KUNIT_EXPECT_EQ(test, d->status, DAT_DTO_ERR_FLUSHED);
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0xa8ULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_NE(test, (unsigned long)epb, 0UL);
+	expect_quiet(test, c->a.conn, 200);
 }
 
 /*
@@ -2076,6 +2183,7 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(dto_unsignalled_quiet),	\
 	KUNIT_CASE(conn_rdma_read_depths),	\
 	KUNIT_CASE(conn_disconnect_bounded),	\
+	KUNIT_CASE(conn_disconnect_timeout_broken),	\
 	KUNIT_CASE(conn_more_calls_from_upcalls),	\
 	{}							\
 }

@@ -595,6 +595,8 @@ TR=/sys/kernel/debug/tracing
 TR_LOG=$OUT/trace-connection.txt
 
 tr_run() {
+	# a first connection: neither side knows the other's MAC yet
+	ip neigh flush dev veth4 && ip netns exec b ip neigh flush dev veth5 &&
 	echo 0 >"$TR/tracing_on" && : >"$TR/trace" &&
 	echo 1 >"$TR/events/kdapl/enable" &&
 	echo 1 >"$TR/events/kiwarp/enable" &&
@@ -640,6 +642,25 @@ tr_connect() {
 		'kdapl_conn_event: .* ESTABLISHED'
 }
 
+# tr_time PATTERN: the timestamp (s) of the first record matching it
+tr_time() {
+	awk -v pat="$1" '$0 ~ pat { for (i = 1; i <= NF; i++)
+		if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); print $i; exit } }' \
+		"$TR_LOG"
+}
+
+# The first connection to a peer resolves its address in well under the
+# 2 s rdma_cm time-out (an ARP reply that beat ib_core's queued request
+# used to leave the request asleep until then; kdapl/cm.c)
+tr_resolve_fast() {
+	local t0 t1
+	t0=$(tr_time 'kdapl_ep_state: .*UNCONNECTED -> ACTIVE_CONNECTION_PENDING')
+	t1=$(tr_time 'kdapl_cm_event: .* address resolved')
+	echo "connect at $t0, address resolved at $t1"
+	[ -n "$t0" ] && [ -n "$t1" ] &&
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 0.5) }'
+}
+
 # the transfer: sends, echoes from B's upcall, the RDMA write and read
 tr_transfer() {
 	tr_count 'kdapl_dto_post: .* SEND ' 40 &&
@@ -662,9 +683,10 @@ tr_disconnect() {
 }
 
 trace_connection_suite() {
-	ktap_suite trace_connection 4
+	ktap_suite trace_connection 5
 	ktap_check connect_transfer_disconnect_traced tr_run
 	ktap_check connect_sequence tr_connect
+	ktap_check first_connect_resolves_fast tr_resolve_fast
 	ktap_check transfer_records tr_transfer
 	ktap_check disconnect_sequence tr_disconnect
 	ktap_end
