@@ -52,6 +52,13 @@ TRACE_EVENT(kiwarp_bind,
 		  __entry->sock_mode ? " (socket takeover)" : "")
 );
 
+/* the enum values __print_symbolic() uses, for perf and trace-cmd */
+TRACE_DEFINE_ENUM(KIWARP_QPS_IDLE);
+TRACE_DEFINE_ENUM(KIWARP_QPS_RTS);
+TRACE_DEFINE_ENUM(KIWARP_QPS_CLOSING);
+TRACE_DEFINE_ENUM(KIWARP_QPS_TERMINATE);
+TRACE_DEFINE_ENUM(KIWARP_QPS_ERROR);
+
 #define kiwarp_show_qp_state(s)					\
 	__print_symbolic(s,						\
 		{ KIWARP_QPS_IDLE, "IDLE" },				\

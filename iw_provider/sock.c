@@ -230,8 +230,8 @@ static void kiwarp_sock_close(struct kiwarp_sock_conn *c)
 	sock_release(sock);
 }
 
-/* Queue event @type (lock held). @pd: its private data. */
-static const char *const kiwarp_sock_event_name[] = {
+/* The events' names, for the kiwarp_sock_step tracepoint */
+static const char *const kiwarp_sock_event_name[KSC_NEVENTS] = {
 	[KIWARP_SOCK_EV_REQUEST] = "request",
 	[KIWARP_SOCK_EV_SOCKET_DOWN] = "socket_down",
 	[KIWARP_SOCK_EV_ESTABLISHED] = "established",
@@ -241,6 +241,7 @@ static const char *const kiwarp_sock_event_name[] = {
 	[KIWARP_SOCK_EV_CLOSED] = "closed",
 };
 
+/* Queue event @type (lock held). @pd: its private data. */
 static void kiwarp_sock_event(struct kiwarp_sock_conn *c,
 			      enum kiwarp_sock_event_type type, int status,
 			      bool returned, const void *pd, u16 pd_len)

@@ -52,6 +52,12 @@ unsigned int kdapl_set_disconnect_timeout(unsigned int ms)
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_set_disconnect_timeout, KDAPL_INTERNAL);
 
+/* The graceful disconnect's bound, in microseconds (kdapl_ep_arm_timer) */
+DAT_TIMEOUT kdapl_disconnect_timeout_us(void)
+{
+	return READ_ONCE(disconnect_timeout_ms) * 1000;
+}
+
 /* rdma_cm address and route resolution time-out, each. */
 #define KDAPL_RESOLVE_MS	2000
 /*
@@ -592,7 +598,7 @@ static void ep_gone(struct kdapl_ep *ep, bool error)
 	moved = kdapl_ep_move(ep, op);
 	if (moved && was == DAT_EP_STATE_DISCONNECT_PENDING) {
 		ep->disc_peer_seen = true;
-		ep->disc_broken = error;
+		ep->disc_broken |= error;
 	} else if (moved) {
 		ep->peer_pdata_len = 0;
 	}
@@ -1026,7 +1032,8 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING) {
 			ep->disc_peer_seen = false;
 			ep->disc_broken = false;
-			kdapl_ep_arm_timer(ep, READ_ONCE(disconnect_timeout_ms) * 1000);
+			ep->disc_forcing = false;
+			kdapl_ep_arm_timer(ep, kdapl_disconnect_timeout_us());
 			act = KDAPL_EP_ACT_DISCONNECT;
 		} else {
 			ep->deadline = jiffies + MAX_JIFFY_OFFSET;

@@ -510,6 +510,9 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	wr->suppress = cflags & DAT_COMPLETION_SUPPRESS_FLAG;
 	wr->unsignaled = wr->suppress && unsig_ok(ep, op, wr->len);
 	wr->seq = ep->sq_seq;
+	/* before the provider can complete it, so the records come in order */
+	trace_kdapl_dto_post(kdapl_obj_handle(&ep->base), dop, cookie.as_64,
+			     wr->len, cflags);
 	if (op == KDAPL_EP_OP_POST_RECV) {
 		rcv.wr_cqe = &wr->cqe;
 		rcv.sg_list = sge;
@@ -540,8 +543,6 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		goto unlock;
 	}
 	ep->posted++;
-	trace_kdapl_dto_post(kdapl_obj_handle(&ep->base), dop, cookie.as_64,
-			     wr->len, cflags);
 	if (op == KDAPL_EP_OP_POST_RECV)
 		goto unlock;
 	ep->sq_seq++;

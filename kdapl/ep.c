@@ -130,7 +130,13 @@ static void kdapl_ep_timer(struct timer_list *t)
 		return;
 	}
 	was = ep->state;
-	if (was == DAT_EP_STATE_DISCONNECT_PENDING) {
+	if (was == DAT_EP_STATE_DISCONNECT_PENDING && !ep->disc_forcing) {
+		/*
+		 * The work ends it after the drain; should the drain not
+		 * return, the same bound once more ends it here.
+		 */
+		ep->disc_forcing = true;
+		kdapl_ep_arm_timer(ep, kdapl_disconnect_timeout_us());
 		spin_unlock_irqrestore(&ep->lock, flags);
 		kdapl_ep_queue(ep, KDAPL_EP_ACT_DISC_TIMEOUT);
 		return;
@@ -140,7 +146,7 @@ static void kdapl_ep_timer(struct timer_list *t)
 		return;
 	}
 	num = was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
-	      DAT_CONNECTION_EVENT_TIMED_OUT : DAT_CONNECTION_EVENT_DISCONNECTED;
+	      DAT_CONNECTION_EVENT_TIMED_OUT : DAT_CONNECTION_EVENT_BROKEN;
 	ep->peer_pdata_len = 0;
 	if (ep->iws && was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		/* A socket connect: TIMED_OUT once the socket is back. */
@@ -343,8 +349,14 @@ void kdapl_ep_release_device(struct kdapl_ep *ep)
 	mutex_lock(&ep->cm_mutex);
 	spin_lock_irq(&ep->lock);
 	switch (ep->state) {
-	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_DISCONNECT_PENDING:
+		/*
+		 * A BROKEN would leave a graceful disconnect pending for a
+		 * drain that no work will run (the IA is dead): end it now.
+		 */
+		broken = kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT);
+		break;
+	case DAT_EP_STATE_CONNECTED:
 	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
 	case DAT_EP_STATE_COMPLETION_PENDING:
 		broken = kdapl_ep_move(ep, KDAPL_EP_EV_CM_BROKEN);
@@ -1045,6 +1057,8 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	memset(&ep->local, 0, sizeof(ep->local));
 	ep->peer_pdata_len = 0;
 	ep->disc_peer_seen = false;
+	ep->disc_broken = false;
+	ep->disc_forcing = false;
 	ep->attr.max_rdma_read_in = ep->rd_in_want;
 	ep->attr.max_rdma_read_out = ep->rd_out_want;
 	spin_unlock_irq(&ep->lock);

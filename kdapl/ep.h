@@ -168,6 +168,9 @@ enum kdapl_ep_action {
  *	error) arrived
  * @disc_broken: graceful disconnect: it was an error; the disconnect
  *	completes with BROKEN instead of DISCONNECTED
+ * @disc_forcing: graceful disconnect: its bound ran out once and the
+ *	work was told to end it; if the timer fires again (the drain did
+ *	not return), the timer ends it
  * @resolve_retried: the connect's address resolution is on its second,
  *	long attempt (cm.c, KDAPL_RESOLVE_FIRST_MS); cleared by the CONNECT
  *	action before the first, then set and read only by rdma_cm's handler
@@ -220,6 +223,7 @@ struct kdapl_ep {
 	bool provider_ep;
 	bool disc_peer_seen;
 	bool disc_broken;
+	bool disc_forcing;
 	bool resolve_retried;
 	struct list_head node;
 	struct list_head all;
@@ -340,6 +344,7 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss);
 DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa);
 unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
+DAT_TIMEOUT kdapl_disconnect_timeout_us(void);
 
 /* sp.c */
 int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,
