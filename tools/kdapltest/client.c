@@ -328,10 +328,14 @@ int kdt_client_run(struct kdt_run *run, struct kdt_file *f)
 	}
 	kdt_control(ctx, run);
 	dat_ia_close(ctx->ia, DAT_CLOSE_ABRUPT_FLAG);
-	/* an upcall that never came shows up as 100 ms fallback sleeps */
-	pr_info("kdapltest: %s: %d sleeps for events, %d woken by the fallback timeout\n",
+	/* an upcall that never came: an event found after a fallback sleep */
+	pr_info("kdapltest: %s: %d sleeps for events, %d woken by the fallback timeout, %d events without their upcall\n",
 		kdt_test_type_name(run->test_type), atomic_read(&ctx->sleeps),
-		atomic_read(&ctx->sleep_timeouts));
+		atomic_read(&ctx->sleep_timeouts),
+		atomic_read(&ctx->lost_wakeups));
+	if (atomic_read(&ctx->lost_wakeups))
+		kdt_fail(ctx, -EPROTO, "%d events came without their upcall",
+			 atomic_read(&ctx->lost_wakeups));
 
 	if (!ctx->failed) {
 		res->threads = run->threads;

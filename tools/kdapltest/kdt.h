@@ -134,6 +134,7 @@ struct kdt_ctx {
 	/* the sync barrier (client) and diagnostics */
 	atomic_t sync_left;
 	atomic_t sleeps, sleep_timeouts;	/* kdt_wait(), diagnostics */
+	atomic_t lost_wakeups;		/* events found without their upcall */
 	wait_queue_head_t sync_wq;
 	spinlock_t lock;		/* the fields below */
 	u64 wqes, time_us, bytes_send, bytes_recv, bytes_rr, bytes_rw;

@@ -129,19 +129,29 @@ void kdt_evd_free(struct kdt_evd *e)
  * Take the next event of @e, sleeping (or spinning with @poll) for at
  * most @ms. The NORIFY upcall bumps @seq: read it before the dequeue so
  * that an event arriving in between is not slept through.
+ *
+ * A sleep ends by the upcall, or after 100 ms as a fallback. A fallback
+ * is not an error by itself (the event may simply take longer), but an
+ * event found queued after one, with no upcall for it even 10 ms later,
+ * came without its notification: a lost wakeup, counted in
+ * ctx->lost_wakeups, which fails the test (kdapltest.rst).
  */
 int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 	     unsigned int ms, bool poll)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	bool suspect = false;
 	DAT_RETURN ret;
 	int seq;
 
 	for (;;) {
 		seq = atomic_read(&e->seq);
 		ret = dat_evd_dequeue(e->h, ev);
-		if (ret == DAT_SUCCESS)
+		if (ret == DAT_SUCCESS) {
+			if (suspect)
+				atomic_inc(&ctx->lost_wakeups);
 			return 0;
+		}
 		if (DAT_GET_TYPE(ret) != DAT_QUEUE_EMPTY)
 			return -EIO;
 		if (kdt_failed(ctx))
@@ -153,9 +163,15 @@ int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 			continue;
 		}
 		atomic_inc(&ctx->sleeps);
+		suspect = false;
 		if (!wait_event_timeout(e->wq, atomic_read(&e->seq) != seq ||
-					kdt_failed(ctx), HZ / 10))
+					kdt_failed(ctx), HZ / 10)) {
 			atomic_inc(&ctx->sleep_timeouts);
+			/* an upcall on its way still gets 10 ms */
+			suspect = !wait_event_timeout(e->wq,
+						      atomic_read(&e->seq) != seq,
+						      msecs_to_jiffies(10));
+		}
 	}
 }
 
