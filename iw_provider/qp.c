@@ -594,6 +594,19 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		}
 		break;
 	case IB_QPS_SQE:
+		/*
+		 * RDMAC's Terminate asked by the consumer: the peer is told
+		 * with a TERMINATE (RDMAP, local catastrophic error, code
+		 * unspecified, as siw sends), then the connection ends;
+		 * without a connection it is the same as ERROR.
+		 */
+		if (kiwarp_qp_state(qp) == KIWARP_QPS_RTS) {
+			kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
+					    RDMAP_ETYPE_CATASTROPHIC,
+					    RDMAP_ECODE_UNSPECIFIED);
+			break;
+		}
+		fallthrough;
 	case IB_QPS_ERR:
 		kiwarp_qp_abrupt(qp);
 		kiwarp_qp_error(qp);

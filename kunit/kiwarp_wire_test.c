@@ -934,6 +934,23 @@ static void wire_markers_rejected(struct kunit *test)
 					  &c->events));
 }
 
+/*
+ * The consumer moves its QP to SQE (RDMAC's Terminate): the peer gets a
+ * TERMINATE (RDMAP, local catastrophic, unspecified, as siw sends), then
+ * the connection ends. Before, SQE was ERROR: the connection closed
+ * without one (issue 15, item 3).
+ */
+static void wire_sqe_sends_terminate(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQE };
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19018, false, false, RW, 1), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	wire_expect_term(c, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+			 RDMAP_ECODE_UNSPECIFIED, false);
+}
+
 static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_bad_stag),
 	KUNIT_CASE(wire_write_out_of_bounds),
@@ -952,6 +969,7 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_zero_window_teardown),
 	KUNIT_CASE(wire_request_flood),
 	KUNIT_CASE(wire_bad_fpdu_behind_request),
+	KUNIT_CASE(wire_sqe_sends_terminate),
 	{}
 };
 
