@@ -208,8 +208,10 @@ void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status)
 }
 
 /*
- * Our consumer closes abruptly (ERROR, destroy): a reset in socket
- * mode unless the connection is already ending for another reason.
+ * Our consumer closes abruptly (ERROR, destroy; iw_cm's abrupt
+ * disconnect): a reset, unless the connection is already ending for
+ * another reason. An abortive close resets (RFC 5040's closing rules,
+ * issue 15 item 3); siw closes with a FIN even then.
  */
 static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 {
@@ -228,8 +230,7 @@ static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 		if (!qp->down_status_set) {
 			qp->down_status_set = true;
 			qp->down_status = status;
-			if (qp->sock_mode)
-				WRITE_ONCE(qp->abort, true);
+			WRITE_ONCE(qp->abort, true);
 		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);

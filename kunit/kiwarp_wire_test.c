@@ -951,6 +951,29 @@ static void wire_sqe_sends_terminate(struct kunit *test)
 			 RDMAP_ECODE_UNSPECIFIED, false);
 }
 
+/*
+ * An abortive close (the consumer's QP to ERROR, what iw_cm does for an
+ * abrupt disconnect) resets the TCP connection: the peer reads
+ * ECONNRESET, not the end of a stream (a FIN) (issue 15, item 3).
+ */
+static void wire_abort_sends_rst(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct msghdr msg = {};
+	struct kvec iov;
+	u8 b;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19019, false, false, RW, 1), 0);
+	c->sock->sk->sk_rcvtimeo = TMO;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(c->sock, &msg, &iov, 1, 1, 0),
+			-ECONNRESET);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+}
+
 static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_bad_stag),
 	KUNIT_CASE(wire_write_out_of_bounds),
@@ -970,6 +993,7 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_request_flood),
 	KUNIT_CASE(wire_bad_fpdu_behind_request),
 	KUNIT_CASE(wire_sqe_sends_terminate),
+	KUNIT_CASE(wire_abort_sends_rst),
 	{}
 };
 
