@@ -43,12 +43,9 @@ ktree=$("$top/scripts/build-kernel.sh" "$flavour" | tail -n 1)
 out=$top/build/bench
 src=$top/build/bench-$flavour/src
 run=$top/build/bench-$flavour/guest
-rm -rf "$src"	# nothing of an earlier build may leak into this one
-mkdir -p "$out" "$src" "$run"
-(cd "$top" && tar -cf - --exclude=./build --exclude=./.git \
-	--exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
-	.) | (cd "$src" && tar -xf -)
+# nothing of an earlier build may leak into this one: emptied first
+"$top/scripts/tree-copy.sh" "$src"
+mkdir -p "$out" "$run"
 echo "bench: building the modules against $ktree"
 make -s -C "$ktree" M="$src" -j"$(nproc)" modules
 

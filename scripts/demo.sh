@@ -15,12 +15,8 @@ ktree=$("$top/scripts/build-kernel.sh" "$flavour" | tail -n 1)
 # debug kernel's.
 src=$top/build/demo-$flavour/src
 run=$top/build/demo-$flavour/guest
-rm -rf "$src"
-mkdir -p "$src" "$run"
-(cd "$top" && tar -cf - --exclude=./build --exclude=./.git \
-	--exclude='*.o' --exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
-	.) | (cd "$src" && tar -xf -)
+"$top/scripts/tree-copy.sh" "$src"
+mkdir -p "$run"
 echo "demo: building the modules for the $flavour kernel"
 make -s -C "$ktree" M="$src" -j"$(nproc)" modules
 # the kdapltest front end the guest runs, where the guest looks for it

@@ -24,19 +24,7 @@ report=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$top/build/distro
 rundir=$top/build/guest-distro
-n=0
-failed=0
-
-result() {	# result <name> <ok?> <logfile>
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "    ok $n $1"
-	else
-		sed 's/^/    # /' "$3" | tail -n 30
-		echo "    not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
+. "$top/scripts/host-ktap.sh"
 
 # The newest installed Debian kernel with its headers (make deps installs
 # linux-image-amd64 and linux-headers-amd64).
@@ -81,7 +69,7 @@ make -C "$src" KDIR="$kdir" -j"$(nproc)" modules >"$work/w1.log" 2>&1 || rc=$?
 	done
 } >"$work/w1.bad" 2>&1
 [ ! -s "$work/w1.bad" ]
-result build_w1_clean $? "$work/w1.bad"
+result build_w1_clean $? "$work/w1.bad" tail
 
 # make install into a staging root (what a package build does).
 rc=0
@@ -98,7 +86,7 @@ make -C "$src" KDIR="$kdir" INSTALL_MOD_PATH="$work/root" install \
 	done
 } >"$work/install.bad" 2>&1
 [ ! -s "$work/install.bad" ]
-result make_install $? "$work/install.bad"
+result make_install $? "$work/install.bad" tail
 
 # dkms, kept out of the system's module trees (its own dkms, source and
 # install trees, no depmod); it signs what it builds with its MOK key,
@@ -122,7 +110,7 @@ dkms install "kdapl/$ver" -k "$rel" --sourcetree "$work/src" \
 	done
 } >"$work/dkms.bad" 2>&1
 [ ! -s "$work/dkms.bad" ]
-result dkms_install $? "$work/dkms.bad"
+result dkms_install $? "$work/dkms.bad" tail
 [ "$failed" -eq 0 ] && echo "ok 1 distro_build" || echo "not ok 1 distro_build"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 

@@ -16,19 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 src=$(readlink -f "$ktree/source")
 log=$top/build/static
 mkdir -p "$log"
-n=0
-failed=0
-
-result() {	# result <name> <ok?> <logfile>
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "    ok $n $1"
-	else
-		sed 's/^/    # /' "$3" | head -n 40
-		echo "    not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
+. "$top/scripts/host-ktap.sh"
 
 echo "    KTAP version 1"
 echo "    # Subtest: static_checks"
