@@ -670,6 +670,62 @@ static void iwsock_connect_refused(struct kunit *test)
 	stream_both_ways(test, c->sa, c->sb);
 }
 
+/*
+ * dat_iw_ssp_create's refusals (seed 000; issue 15, item 10): a final
+ * message over the limit or missing, a UDP socket, a TCP connection
+ * that does not go through the IA (lo). Each leaves the EP unreserved
+ * and the socket untouched. (A TCP socket that is not connected is not
+ * refused: the SSP reports SOCKET_DOWN, ssp_socket_down_at_create.)
+ */
+static void ssp_create_refused(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	struct socket *udp, *lo_a, *lo_b, *ls;
+	struct sockaddr_in sin;
+	DAT_IW_SSP_HANDLE ssp;
+	static char big[64 * 1024 + 1];
+
+	tcp_pair(test);
+	EXPECT_RET(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, big,
+					   sizeof(big), &ssp), E_PARAM(6));
+	EXPECT_RET(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, NULL,
+					   16, &ssp), E_PARAM(5));
+
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_DGRAM,
+					 IPPROTO_UDP, &udp));
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_iw_ssp_create(c->b.ia, udp, epb,
+							     c->b.cr, NULL, 0,
+							     &ssp)),
+			DAT_INVALID_STATE);
+	sock_release(udp);
+
+	/* B's IA is kw2 (namespace b); a connection over lo is not its */
+	sin_make(&sin, "127.0.0.1", next_port++);
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					 IPPROTO_TCP, &ls));
+	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)&sin,
+					  sizeof(sin)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 1), 0);
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					 IPPROTO_TCP, &lo_a));
+	KUNIT_ASSERT_EQ(test, kernel_connect(lo_a, (struct sockaddr *)&sin,
+					     sizeof(sin), 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &lo_b, 0), 0);
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_iw_ssp_create(c->b.ia, lo_b, epb,
+							     c->b.cr, NULL, 0,
+							     &ssp)),
+			DAT_INVALID_STATE);
+	stream_both_ways(test, lo_a, lo_b);
+	sock_release(lo_a);
+	sock_release(lo_b);
+	sock_release(ls);
+
+	/* The EP is not reserved and the real socket still streams */
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
+	stream_both_ways(test, c->sa, c->sb);
+}
+
 /* An EP transport attribute that contradicts the socket is refused. */
 static void iwsock_ep_attr_conflict(struct kunit *test)
 {
@@ -1500,6 +1556,7 @@ static void socket_llp_timeout_broken(struct kunit *test)
 static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(iwsock_ia_query_extension),
 	KUNIT_CASE(iwsock_connect_refused),
+	KUNIT_CASE(ssp_create_refused),
 	KUNIT_CASE(iwsock_ep_attr_conflict),
 	KUNIT_CASE(socket_ours_ours_streaming),
 	KUNIT_CASE(socket_early_data),

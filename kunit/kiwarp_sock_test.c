@@ -929,6 +929,33 @@ static void sock_test_socket_down_peer_closes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, b->sock->sk->sk_user_data);
 }
 
+/*
+ * The listening side gets a frame that is no MPA Request: SOCKET_DOWN
+ * (-EPROTO), the socket given back with nothing of the frame taken, so
+ * the consumer may go on streaming or close it (seed 000; issue 15, 10).
+ */
+static void sock_test_socket_down_not_mpa(struct kunit *test)
+{
+	static const char junk[] = "GET / HTTP/1.1\r\nHost: b\r\n\r\n";
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	char got[sizeof(junk)];
+	struct evrec *r;
+
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(a->sock, junk, sizeof(junk)), 0);
+	r = wait_ev(b, KIWARP_SOCK_EV_SOCKET_DOWN, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, r->returned);
+	KUNIT_EXPECT_EQ(test, r->status, -EPROTO);
+	KUNIT_EXPECT_NULL(test, b->sock->sk->sk_user_data);
+	KUNIT_ASSERT_EQ(test, raw_recv(b->sock, got, sizeof(junk)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, junk, sizeof(junk)), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, nevents(b), 1);
+}
+
 static void sock_test_failed_bad_reply(struct kunit *test)
 {
 	static const char junk[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
@@ -1183,6 +1210,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_release_listen),
 	KUNIT_CASE(sock_test_socket_down_at_listen),
 	KUNIT_CASE(sock_test_socket_down_peer_closes),
+	KUNIT_CASE(sock_test_socket_down_not_mpa),
 	KUNIT_CASE(sock_test_failed_bad_reply),
 	KUNIT_CASE(sock_test_failed_reset),
 	KUNIT_CASE(sock_test_check_errors),
