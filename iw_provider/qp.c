@@ -211,7 +211,11 @@ void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status)
  * Our consumer closes abruptly (ERROR, destroy; iw_cm's abrupt
  * disconnect): a reset, unless the connection is already ending for
  * another reason. An abortive close resets (RFC 5040's closing rules,
- * issue 15 item 3); siw closes with a FIN even then.
+ * issue 15 item 3); siw closes with a FIN even then. Not once a
+ * graceful close started (CLOSING): kernel ULPs call rdma_disconnect()
+ * and then drain, which moves the QP to ERROR at once; a reset there
+ * would throw away sends TCP still holds that already completed, as
+ * cxgb4 also avoids. A taken-over socket is reset in any state.
  */
 static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 {
@@ -230,7 +234,8 @@ static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 		if (!qp->down_status_set) {
 			qp->down_status_set = true;
 			qp->down_status = status;
-			WRITE_ONCE(qp->abort, true);
+			if (qp->sock_mode || qp->state == KIWARP_QPS_RTS)
+				WRITE_ONCE(qp->abort, true);
 		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
