@@ -600,13 +600,32 @@ static void iwsock_ia_query_extension(struct kunit *test)
 	ext_refused_on(test, "rxeA", ia, pa);
 }
 
+/* A TCP connection over lo, in the root namespace: @a connected to @b. */
+static void lo_pair(struct kunit *test, struct socket **a, struct socket **b)
+{
+	struct sockaddr_in sin;
+	struct socket *ls;
+
+	sin_make(&sin, "127.0.0.1", next_port++);
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					 IPPROTO_TCP, &ls));
+	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)&sin,
+					  sizeof(sin)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 1), 0);
+	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					 IPPROTO_TCP, a));
+	KUNIT_ASSERT_EQ(test, kernel_connect(*a, (struct sockaddr *)&sin,
+					     sizeof(sin), 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, b, 0), 0);
+	sock_release(ls);
+}
+
 /* Refused calls leave the EP and the socket as they were. */
 static void iwsock_connect_refused(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
 	DAT_EP_HANDLE epa = ep_make(test, &c->a), bare = DAT_HANDLE_NULL;
-	struct socket *udp, *idle, *lo_a, *lo_b, *ls;
-	struct sockaddr_in sin;
+	struct socket *udp, *idle, *lo_a, *lo_b;
 	static char big[1024];
 
 	tcp_pair(test);
@@ -645,17 +664,7 @@ static void iwsock_connect_refused(struct kunit *test)
 	sock_release(idle);
 
 	/* A TCP connection over lo does not go through kw1. */
-	sin_make(&sin, "127.0.0.1", next_port++);
-	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					 IPPROTO_TCP, &ls));
-	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)&sin,
-					  sizeof(sin)), 0);
-	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 1), 0);
-	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					 IPPROTO_TCP, &lo_a));
-	KUNIT_ASSERT_EQ(test, kernel_connect(lo_a, (struct sockaddr *)&sin,
-					     sizeof(sin), 0), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &lo_b, 0), 0);
+	lo_pair(test, &lo_a, &lo_b);
 	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_iw_socket_connect(epa, lo_a,
 								 1000000, 0,
 								 NULL)),
@@ -663,7 +672,6 @@ static void iwsock_connect_refused(struct kunit *test)
 	stream_both_ways(test, lo_a, lo_b);
 	sock_release(lo_a);
 	sock_release(lo_b);
-	sock_release(ls);
 
 	/* After all that the EP and the real socket are as they were. */
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_UNCONNECTED);
@@ -681,8 +689,7 @@ static void ssp_create_refused(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
 	DAT_EP_HANDLE epb = ep_make(test, &c->b);
-	struct socket *udp, *lo_a, *lo_b, *ls;
-	struct sockaddr_in sin;
+	struct socket *udp, *lo_a, *lo_b;
 	DAT_IW_SSP_HANDLE ssp;
 	static char big[64 * 1024 + 1];
 
@@ -701,17 +708,7 @@ static void ssp_create_refused(struct kunit *test)
 	sock_release(udp);
 
 	/* B's IA is kw2 (namespace b); a connection over lo is not its */
-	sin_make(&sin, "127.0.0.1", next_port++);
-	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					 IPPROTO_TCP, &ls));
-	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)&sin,
-					  sizeof(sin)), 0);
-	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 1), 0);
-	ASSERT_OK(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					 IPPROTO_TCP, &lo_a));
-	KUNIT_ASSERT_EQ(test, kernel_connect(lo_a, (struct sockaddr *)&sin,
-					     sizeof(sin), 0), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &lo_b, 0), 0);
+	lo_pair(test, &lo_a, &lo_b);
 	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_iw_ssp_create(c->b.ia, lo_b, epb,
 							     c->b.cr, NULL, 0,
 							     &ssp)),
@@ -719,7 +716,6 @@ static void ssp_create_refused(struct kunit *test)
 	stream_both_ways(test, lo_a, lo_b);
 	sock_release(lo_a);
 	sock_release(lo_b);
-	sock_release(ls);
 
 	/* The EP is not reserved and the real socket still streams */
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
