@@ -51,6 +51,9 @@ struct socket;
  *        (ping-pong); 0: a quarter of @ms (at least 100) or @rounds
  * @vec_a: the verbs test's active CQ's completion vector (kiwarp: CPU)
  * @vec_b: and the passive one's
+ * @cpu: "dat" and "respond": the CPU the command's EVDs are created on
+ *	(kdapl's follow placement binds an EVD, and its CQ's vector, to
+ *	the creating CPU); BENCH_CPU_ANY: wherever the command runs
  * @signal: selective signaling: every @signal-th request of the active
  *	end is signaled, the others are posted with
  *	DAT_COMPLETION_SUPPRESS_FLAG (verbs: without IB_SEND_SIGNALED);
@@ -74,8 +77,11 @@ struct bench_cmd {
 	u32 warm;
 	u32 vec_a;
 	u32 vec_b;
+	u32 cpu;
 	u32 signal;
 };
+
+#define BENCH_CPU_ANY	U32_MAX
 
 /* Largest @signal: a window of suppressed requests fits every queue. */
 #define BENCH_MAX_SIGNAL	16

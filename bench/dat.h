@@ -110,7 +110,7 @@ static inline int dat_chk(const char *what, DAT_RETURN ret)
 }
 
 /* The responder (resp.c). */
-int bench_resp_start(const char *ia, u16 port);
+int bench_resp_start(const char *ia, u16 port, u32 cpu);
 void bench_resp_stop(void);
 
 #endif /* _KDAPL_BENCH_DAT_H_ */

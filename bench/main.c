@@ -11,7 +11,9 @@
  *   respond ia=<dev> port=<n> the responder, passive end of the data
  *                             tests, on <dev> (a PSP, resp.c); from a
  *                             task in <dev>'s network namespace; it may
- *                             be in another guest than the test
+ *                             be in another guest than the test;
+ *                             cpu=N: its ends' EVDs are created on
+ *                             CPU N
  *   respond tcp port=<n>      the TCP responder (tresp.c), passive end
  *                             of the TCP tests, in the caller's namespace
  *   unrespond                 stop every responder ("<dev>.served <n>",
@@ -22,8 +24,10 @@
  *                             caller's namespace (sconn's TCP connections)
  *   unserve                   free everything "serve" made
  *   dat test=write|read|send|lat ia_a= addr= port= size= depth= conns=
- *       ms= rounds= reps= warm= signal= tag=  (to the responder at
- *                             addr:port; signal=N: every Nth signaled)
+ *       ms= rounds= reps= warm= signal= cpu= tag=  (to the responder
+ *                             at addr:port; signal=N: every Nth
+ *                             signaled; cpu=N: the active end's EVDs
+ *                             are created on CPU N)
  *   dat test=conn|sconn ia_a= ia_b= addr= port= rounds= reps= tag=
  *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= warm=
  *       tag=                  (to the TCP responder at addr:port)
@@ -197,6 +201,7 @@ static const struct {
 	{ "warm", offsetof(struct bench_cmd, warm) },
 	{ "vec_a", offsetof(struct bench_cmd, vec_a) },
 	{ "vec_b", offsetof(struct bench_cmd, vec_b) },
+	{ "cpu", offsetof(struct bench_cmd, cpu) },
 	{ "signal", offsetof(struct bench_cmd, signal) },
 };
 
@@ -226,6 +231,7 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	c->ms = 1000;
 	c->rounds = 1000;
 	c->reps = 5;
+	c->cpu = BENCH_CPU_ANY;
 	strscpy(c->tag, "bench", sizeof(c->tag));
 
 	line = strim(line);
@@ -267,7 +273,33 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000 ||
 	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL)
 		return -ERANGE;
+	if (c->cpu != BENCH_CPU_ANY &&
+	    (c->cpu >= nr_cpu_ids || !cpu_online(c->cpu)))
+		return -ERANGE;
 	return 0;
+}
+
+/*
+ * Run @fn with the calling task on @c->cpu, if the command names one, and
+ * give the task its own CPUs back afterwards.
+ */
+static int bench_pinned(const struct bench_cmd *c,
+			int (*fn)(const struct bench_cmd *c))
+{
+	cpumask_var_t saved;
+	int err;
+
+	if (c->cpu == BENCH_CPU_ANY)
+		return fn(c);
+	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(saved, current->cpus_ptr);
+	err = set_cpus_allowed_ptr(current, cpumask_of(c->cpu));
+	if (!err)
+		err = fn(c);
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	return err;
 }
 
 static int bench_exec(struct bench_cmd *c)
@@ -280,7 +312,7 @@ static int bench_exec(struct bench_cmd *c)
 	if (!strcmp(c->verb, "respond")) {
 		if (!strcmp(c->test, "tcp"))
 			return bench_tresp_start(c->port);
-		return bench_resp_start(c->ia_b, c->port);
+		return bench_resp_start(c->ia_b, c->port, c->cpu);
 	}
 	if (!strcmp(c->verb, "unrespond")) {
 		bench_resp_stop();
@@ -293,7 +325,7 @@ static int bench_exec(struct bench_cmd *c)
 		return 0;
 	}
 	if (!strcmp(c->verb, "dat"))
-		return bench_dat_run(c);
+		return bench_pinned(c, bench_dat_run);
 	if (!strcmp(c->verb, "tcp"))
 		return bench_tcp_run(c);
 	if (!strcmp(c->verb, "verbs"))

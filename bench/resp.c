@@ -55,6 +55,8 @@
  * @gone: ends whose connection ended, to free
  * @stopping: no new request is taken
  * @served: connections accepted (reported by "unrespond")
+ * @cpu: the CPU @work runs on, where the ends' EVDs are created, or
+ *	WORK_CPU_UNBOUND
  */
 struct bench_resp {
 	struct bench_listen l;
@@ -66,6 +68,7 @@ struct bench_resp {
 	struct list_head gone;
 	bool stopping;
 	u32 served;
+	int cpu;
 };
 
 /**
@@ -210,7 +213,7 @@ static void rconn_conn_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	if (!rs->stopping && !rc->ending) {
 		rc->ending = true;
 		list_move_tail(&rc->node, &rs->gone);
-		schedule_work(&rs->work);
+		queue_work_on(rs->cpu, system_wq, &rs->work);
 	}
 	spin_unlock_bh(&rs->lock);
 }
@@ -384,7 +387,7 @@ static void resp_cr_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 	if (!rs->stopping && rs->npending < BENCH_RESP_PENDING) {
 		rs->pending[rs->npending++] = cr;
 		taken = true;
-		schedule_work(&rs->work);
+		queue_work_on(rs->cpu, system_wq, &rs->work);
 	}
 	spin_unlock_bh(&rs->lock);
 	if (!taken)
@@ -436,12 +439,13 @@ static void resp_free(struct bench_resp *rs)
  * bench_resp_start() - "respond": a responder on IA @ia, PSP @port
  * @ia: device name
  * @port: connection qualifier
+ * @cpu: the CPU its ends' EVDs are created on, or BENCH_CPU_ANY
  *
  * Call from a task in @ia's network namespace (siw listens there).
  * Context: process context, bench_mutex held.
  * Return: 0 or a negative errno.
  */
-int bench_resp_start(const char *ia, u16 port)
+int bench_resp_start(const char *ia, u16 port, u32 cpu)
 {
 	struct bench_resp *rs;
 	DAT_UPCALL_OBJECT up;
@@ -461,6 +465,7 @@ int bench_resp_start(const char *ia, u16 port)
 	rs->stopping = false;
 	rs->npending = 0;
 	rs->served = 0;
+	rs->cpu = cpu == BENCH_CPU_ANY ? WORK_CPU_UNBOUND : cpu;
 	up = (DAT_UPCALL_OBJECT){ rs, resp_cr_upcall };
 	err = bench_listen_open(&rs->l, ia, port, &up,
 				DAT_UPCALL_SINGLE_INSTANCE);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU completion processing: CPU choice by load and the dispatch of an
- * event queue's processing to its CPU. See cpu.h for the model.
+ * Per-CPU completion processing: the placement policy (where a queue is
+ * bound and where it is processed), the load it is measured by, and the
+ * dispatch of a queue's processing to its CPU. See cpu.h for the model.
  */
 
 #include <linux/module.h>
 #include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "cpu.h"
 
@@ -15,17 +20,70 @@ module_param_named(cpus, cpus_param, charp, 0444);
 MODULE_PARM_DESC(cpus,
 		 "CPUs that process completion events (cpulist, default: all)");
 
+static char *placement_param = "follow";
+module_param_named(placement, placement_param, charp, 0444);
+MODULE_PARM_DESC(placement,
+		 "Where an EVD's events are processed: follow (where its completions arrive, moved by load; default) or spread (always on the CPU it was bound to)");
+
+/* Length of a load window, in jiffies (about 20 ms). */
+#define KDAPL_LOAD_WINDOW	(HZ / 50 ?: 1)
+
 /* The participating CPUs: set once at module init, read-only afterwards. */
 static cpumask_var_t kdapl_cpus;
+static enum kdapl_placement kdapl_placement;
+
+static const char * const placement_names[] = {
+	[KDAPL_PLACE_FOLLOW] = "follow",
+	[KDAPL_PLACE_SPREAD] = "spread",
+};
 
 /**
- * kdapl_cpu_init() - parse the "cpus" module parameter
+ * kdapl_placement_name() - the name of a placement policy
+ * @mode: the policy
  *
- * Return: 0, or -EINVAL if the list is malformed or names no possible CPU.
+ * Return: its module parameter spelling.
+ */
+const char *kdapl_placement_name(enum kdapl_placement mode)
+{
+	return mode < ARRAY_SIZE(placement_names) ? placement_names[mode] : "?";
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_placement_name, KDAPL_INTERNAL);
+
+/**
+ * kdapl_cpu_placement() - the placement policy of new providers
+ *
+ * Return: the policy named by the "placement" module parameter.
+ */
+enum kdapl_placement kdapl_cpu_placement(void)
+{
+	return kdapl_placement;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_cpu_placement, KDAPL_INTERNAL);
+
+static int placement_parse(void)
+{
+	int i = sysfs_match_string(placement_names, placement_param);
+
+	if (i < 0) {
+		pr_err("kdapl: placement=%s: want follow or spread\n",
+		       placement_param);
+		return -EINVAL;
+	}
+	kdapl_placement = i;
+	return 0;
+}
+
+/**
+ * kdapl_cpu_init() - parse the "cpus" and "placement" module parameters
+ *
+ * Return: 0, or -EINVAL if the list is malformed or names no possible CPU
+ * or the placement is unknown.
  * Context: module init.
  */
 int kdapl_cpu_init(void)
 {
+	if (placement_parse())
+		return -EINVAL;
 	if (!zalloc_cpumask_var(&kdapl_cpus, GFP_KERNEL))
 		return -ENOMEM;
 
@@ -65,13 +123,16 @@ EXPORT_SYMBOL_NS_GPL(kdapl_cpu_mask, KDAPL_INTERNAL);
 /**
  * kdapl_cpuset_alloc() - per-provider slots for the CPUs of @mask
  * @mask: participating CPUs, normally kdapl_cpu_mask()
+ * @mode: placement policy of the provider's queues
  *
  * Return: the set, or NULL if @mask is empty or memory is short.
  * Context: process context.
  */
-struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask)
+struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask,
+					enum kdapl_placement mode)
 {
 	unsigned int nr = cpumask_weight(mask), i = 0, cpu;
+	unsigned long long_ago = jiffies - KDAPL_LOAD_WINDOW;
 	struct kdapl_cpuset *set;
 
 	if (!nr)
@@ -79,13 +140,25 @@ struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask)
 	set = kzalloc(struct_size(set, slot, nr), GFP_KERNEL);
 	if (!set)
 		return NULL;
+	set->index = kmalloc_array(nr_cpu_ids, sizeof(*set->index),
+				   GFP_KERNEL);
+	if (!set->index) {
+		kfree(set);
+		return NULL;
+	}
+	memset(set->index, 0xff, nr_cpu_ids * sizeof(*set->index));
 	spin_lock_init(&set->lock);
+	set->mode = mode;
 	set->nr = nr;
 	for_each_cpu(cpu, mask) {
-		set->slot[i].cpu = cpu;
-		atomic_set(&set->slot[i].queues, 0);
-		atomic64_set(&set->slot[i].events, 0);
-		i++;
+		struct kdapl_cpu_slot *s = &set->slot[i];
+
+		s->cpu = cpu;
+		atomic_set(&s->queues, 0);
+		atomic64_set(&s->events, 0);
+		s->win_start = long_ago;
+		s->moved_in = long_ago;
+		set->index[cpu] = i++;
 	}
 	return set;
 }
@@ -105,9 +178,73 @@ void kdapl_cpuset_free(struct kdapl_cpuset *set)
 		return;
 	for (i = 0; i < set->nr; i++)
 		WARN_ON(atomic_read(&set->slot[i].queues));
+	kfree(set->index);
 	kfree(set);
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_cpuset_free, KDAPL_INTERNAL);
+
+/**
+ * kdapl_cpu_slot_of() - the slot of a CPU
+ * @set: the provider's set
+ * @cpu: a possible CPU
+ *
+ * Return: the slot, or NULL if @cpu does not take part.
+ * Context: any context.
+ */
+struct kdapl_cpu_slot *kdapl_cpu_slot_of(struct kdapl_cpuset *set,
+					 unsigned int cpu)
+{
+	int i = cpu < nr_cpu_ids ? set->index[cpu] : -1;
+
+	return i < 0 ? NULL : &set->slot[i];
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_cpu_slot_of, KDAPL_INTERNAL);
+
+/*
+ * Account @ns of processing on @s; runs on @s's CPU, in softirq context,
+ * the only writer of the window. A window that ran to twice its length
+ * saw the CPU idle for at least one window: it counts as no load.
+ */
+static void slot_add_busy(struct kdapl_cpu_slot *s, u64 ns)
+{
+	unsigned long now = jiffies, el = now - s->win_start;
+
+	if (el >= KDAPL_LOAD_WINDOW) {
+		u64 busy = 0;
+
+		if (el < 2 * KDAPL_LOAD_WINDOW)
+			busy = div64_u64(s->win_busy * 1000,
+					 (u64)el * TICK_NSEC);
+		WRITE_ONCE(s->busy, min_t(u64, busy, 1000));
+		WRITE_ONCE(s->win_busy, 0);
+		WRITE_ONCE(s->win_start, now);
+	}
+	WRITE_ONCE(s->win_busy, s->win_busy + ns);
+}
+
+/**
+ * kdapl_cpu_load() - how busy processing keeps a CPU
+ * @slot: the CPU's slot
+ *
+ * Return: thousandths of the last load window spent processing; 0 when
+ * the CPU processed nothing for a window.
+ * Context: any context.
+ */
+unsigned int kdapl_cpu_load(const struct kdapl_cpu_slot *slot)
+{
+	unsigned long el = jiffies - READ_ONCE(slot->win_start);
+	u64 busy;
+
+	if (el >= 2 * KDAPL_LOAD_WINDOW)
+		return 0;
+	if (el < KDAPL_LOAD_WINDOW)
+		return READ_ONCE(slot->busy);
+	/* The window ran out with nobody processing since: close it here. */
+	busy = div64_u64(READ_ONCE(slot->win_busy) * 1000,
+			 (u64)el * TICK_NSEC);
+	return min_t(u64, busy, 1000);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_cpu_load, KDAPL_INTERNAL);
 
 /*
  * Is @a a better home for a new queue than @b? Online CPUs first, then
@@ -129,20 +266,30 @@ static bool slot_better(struct kdapl_cpu_slot *a, struct kdapl_cpu_slot *b)
  * kdapl_cpu_bind() - choose the CPU for a new event queue
  * @set: the provider's set
  *
- * Return: the least loaded slot, its queue count already raised; release
- * it with kdapl_cpu_unbind().
+ * Follow mode: the calling CPU, unless it does not take part or its load
+ * is above KDAPL_LOAD_HIGH. Otherwise, and in spread mode: the slot with
+ * the fewest bound queues, ties broken by fewest events processed.
+ *
+ * Return: the slot, its queue count already raised; release it with
+ * kdapl_cpu_unbind().
  * Context: any context.
  */
 struct kdapl_cpu_slot *kdapl_cpu_bind(struct kdapl_cpuset *set)
 {
-	struct kdapl_cpu_slot *best = &set->slot[0];
+	struct kdapl_cpu_slot *best = &set->slot[0], *here;
 	unsigned long flags;
 	unsigned int i;
 
 	spin_lock_irqsave(&set->lock, flags);
-	for (i = 1; i < set->nr; i++)
-		if (slot_better(&set->slot[i], best))
-			best = &set->slot[i];
+	here = kdapl_cpu_slot_of(set, smp_processor_id());
+	if (set->mode == KDAPL_PLACE_FOLLOW && here &&
+	    kdapl_cpu_load(here) < KDAPL_LOAD_HIGH) {
+		best = here;
+	} else {
+		for (i = 1; i < set->nr; i++)
+			if (slot_better(&set->slot[i], best))
+				best = &set->slot[i];
+	}
 	atomic_inc(&best->queues);
 	spin_unlock_irqrestore(&set->lock, flags);
 	return best;
@@ -161,15 +308,36 @@ void kdapl_cpu_unbind(struct kdapl_cpu_slot *slot)
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_cpu_unbind, KDAPL_INTERNAL);
 
+/**
+ * kdapl_dispatch_account() - count events processed by a dispatch
+ * @d: the dispatch, from within its processing function
+ * @n: number of completions or events
+ *
+ * Context: the dispatch's processing function (softirq).
+ */
+void kdapl_dispatch_account(struct kdapl_dispatch *d, int n)
+{
+	struct kdapl_cpu_slot *s = kdapl_cpu_slot_of(d->set,
+						     smp_processor_id());
+
+	atomic64_add(n, &(s ?: d->slot)->events);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_dispatch_account, KDAPL_INTERNAL);
+
 static int dispatch_poll(struct irq_poll *iop, int budget)
 {
 	struct kdapl_dispatch *d = container_of(iop, struct kdapl_dispatch,
 						iop);
+	struct kdapl_cpu_slot *s;
+	u64 start = local_clock();
 	int done;
 
 	clear_bit(KDAPL_DISPATCH_KICKED, &d->flags);
 	smp_mb__after_atomic();	/* clear before looking for work */
 	done = d->fn(d, budget);
+	s = kdapl_cpu_slot_of(d->set, smp_processor_id());
+	if (s)
+		slot_add_busy(s, local_clock() - start);
 	if (done < budget) {
 		irq_poll_complete(iop);
 		/*
@@ -184,7 +352,7 @@ static int dispatch_poll(struct irq_poll *iop, int budget)
 	return done;
 }
 
-/* IPI on the bound CPU: schedule the poll there. */
+/* IPI on the chosen CPU: schedule the poll there. */
 static void dispatch_ipi(void *info)
 {
 	struct kdapl_dispatch *d = info;
@@ -197,16 +365,22 @@ static void dispatch_ipi(void *info)
 /**
  * kdapl_dispatch_init() - set up the dispatch of one event queue
  * @d: the dispatch, embedded in the queue
+ * @set: the provider's set, whose placement policy applies
  * @slot: the queue's CPU, from kdapl_cpu_bind()
- * @fn: processing function, run in softirq context on @slot's CPU
+ * @fn: processing function, run in softirq context
  * @weight: the largest budget passed to @fn
  *
  * Context: any context.
  */
-void kdapl_dispatch_init(struct kdapl_dispatch *d, struct kdapl_cpu_slot *slot,
-			 kdapl_dispatch_fn fn, int weight)
+void kdapl_dispatch_init(struct kdapl_dispatch *d, struct kdapl_cpuset *set,
+			 struct kdapl_cpu_slot *slot, kdapl_dispatch_fn fn,
+			 int weight)
 {
+	d->set = set;
 	d->slot = slot;
+	d->cpu = slot->cpu;
+	d->moved = jiffies - KDAPL_LOAD_WINDOW;
+	d->moves = 0;
 	d->fn = fn;
 	d->flags = 0;
 	INIT_CSD(&d->csd, dispatch_ipi, d);
@@ -214,28 +388,106 @@ void kdapl_dispatch_init(struct kdapl_dispatch *d, struct kdapl_cpu_slot *slot,
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_dispatch_init, KDAPL_INTERNAL);
 
+/*
+ * May @d move to @to now? Once per window for the queue, and one queue
+ * per window into a CPU, so that the next choice sees the load it made.
+ */
+static bool may_move(struct kdapl_dispatch *d, struct kdapl_cpu_slot *to,
+		     unsigned long now)
+{
+	unsigned long last = READ_ONCE(to->moved_in);
+
+	if (time_before(now, READ_ONCE(d->moved) + KDAPL_LOAD_WINDOW) ||
+	    time_before(now, last + KDAPL_LOAD_WINDOW) ||
+	    cmpxchg(&to->moved_in, last, now) != last)
+		return false;
+	WRITE_ONCE(d->moved, now);
+	WRITE_ONCE(d->moves, d->moves + 1);
+	WRITE_ONCE(d->cpu, to->cpu);
+	return true;
+}
+
+/* The lightest online participating CPU. */
+static struct kdapl_cpu_slot *lightest(struct kdapl_cpuset *set,
+				       unsigned int *load)
+{
+	struct kdapl_cpu_slot *best = NULL;
+	unsigned int i, l, min = UINT_MAX;
+
+	for (i = 0; i < set->nr; i++) {
+		if (!cpu_online(set->slot[i].cpu))
+			continue;
+		l = kdapl_cpu_load(&set->slot[i]);
+		if (l < min) {
+			min = l;
+			best = &set->slot[i];
+		}
+	}
+	*load = min;
+	return best;
+}
+
+/*
+ * Follow mode: the CPU to process @d on, for a kick on @here (see cpu.h).
+ * Preemption is off.
+ */
+static unsigned int follow_cpu(struct kdapl_dispatch *d, unsigned int here)
+{
+	struct kdapl_cpu_slot *sh = kdapl_cpu_slot_of(d->set, here), *sc, *to;
+	unsigned int cur = READ_ONCE(d->cpu), lh, lc, lmin;
+	unsigned long now = jiffies;
+
+	if (!cpu_online(cur)) {
+		if (sh)
+			WRITE_ONCE(d->cpu, here);
+		return here;
+	}
+	if (!sh)		/* @here does not take part: stay */
+		return cur;
+	lh = kdapl_cpu_load(sh);
+	if (cur == here) {
+		if (lh <= KDAPL_LOAD_HIGH)
+			return here;
+		to = lightest(d->set, &lmin);
+		if (to && to != sh && lh > lmin + KDAPL_LOAD_MARGIN &&
+		    may_move(d, to, now))
+			return to->cpu;
+		return here;
+	}
+	sc = kdapl_cpu_slot_of(d->set, cur);
+	lc = sc ? kdapl_cpu_load(sc) : 0;
+	if ((lh < KDAPL_LOAD_LOW || lh + KDAPL_LOAD_MARGIN < lc) &&
+	    may_move(d, sh, now))
+		return here;
+	return cur;
+}
+
 /**
- * kdapl_dispatch_kick() - make the queue's processing run on its CPU
+ * kdapl_dispatch_kick() - make the queue's processing run
  * @d: the dispatch
  *
- * Cheap when the processing is already scheduled. After
- * kdapl_dispatch_stop() it does nothing.
+ * Cheap when the processing is already scheduled: the poll then sees the
+ * kick (dispatch_poll()). Otherwise schedules it on the CPU the placement
+ * policy chooses. After kdapl_dispatch_stop() it does nothing.
  *
  * Context: any context, hard IRQ included.
  */
 void kdapl_dispatch_kick(struct kdapl_dispatch *d)
 {
-	unsigned int cpu = d->slot->cpu;
-	unsigned int here;
+	unsigned int here, cpu;
 
 	/* Preemption off from here: kdapl_dispatch_stop() waits us out. */
 	here = get_cpu();
-	if (test_bit(KDAPL_DISPATCH_DEAD, &d->flags)) {
-		put_cpu();
-		return;
-	}
+	if (test_bit(KDAPL_DISPATCH_DEAD, &d->flags))
+		goto out;
 	set_bit(KDAPL_DISPATCH_KICKED, &d->flags);
 	smp_mb__after_atomic();	/* pairs with dispatch_poll() */
+	if (test_bit(IRQ_POLL_F_SCHED, &d->iop.state))
+		goto out;
+	if (d->set->mode == KDAPL_PLACE_FOLLOW)
+		cpu = follow_cpu(d, here);
+	else
+		cpu = d->slot->cpu;
 	if (cpu == here || !cpu_online(cpu)) {
 		irq_poll_sched(&d->iop);
 	} else if (!test_and_set_bit_lock(KDAPL_DISPATCH_IPI, &d->flags)) {
@@ -245,6 +497,7 @@ void kdapl_dispatch_kick(struct kdapl_dispatch *d)
 			irq_poll_sched(&d->iop);
 		}
 	}
+out:
 	put_cpu();
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_dispatch_kick, KDAPL_INTERNAL);

@@ -5,17 +5,42 @@
  *
  * Each provider (RDMA device, the "interface" of the seed) has a
  * struct kdapl_cpuset: one slot per participating CPU, holding how many
- * event queues are bound to that CPU and how many events it processed.
- * When an event queue (an EVD, with its CQ if it has one) is created, it
- * is bound to the slot with the fewest bound queues, ties broken by the
- * fewest events processed. From then on every event of that queue is
- * processed, and every upcall of that EVD runs, on that CPU: the producer
- * kicks the queue's struct kdapl_dispatch, which schedules an irq_poll on
- * the bound CPU (locally, or through an IPI), and the poll function runs
- * there in softirq context. This is the DPC of the seed.
+ * event queues are bound to that CPU, how many completions and events
+ * were processed there and how busy that processing kept the CPU. An
+ * event queue (an EVD, with its CQ if it has one) is bound to a slot when
+ * it is created; its CQ uses that CPU's completion vector. Producers kick
+ * the queue's struct kdapl_dispatch, which schedules an irq_poll on the
+ * CPU chosen for the queue (locally, or through one IPI); the poll
+ * function runs there in softirq context, the DPC of the seed. Only one
+ * CPU processes a queue at a time (the irq_poll's SCHED bit), so its
+ * events keep their order and upcalls never run concurrently.
+ *
+ * Where a queue is processed is the placement policy of the set
+ * (module parameter "placement"):
+ *
+ * KDAPL_PLACE_FOLLOW (default): the queue is bound to the CPU that
+ *	creates it, unless that CPU is overloaded, and is processed on the
+ *	CPU its completions arrive on (the device's completion handler, the
+ *	poster of a software event): no IPI and no remote wakeup at low
+ *	load. It moves only when load calls for it, with hysteresis: a
+ *	queue whose CPU is busier than KDAPL_LOAD_HIGH and KDAPL_LOAD_MARGIN
+ *	busier than the lightest participating CPU moves there; a queue
+ *	processed away from its producer comes back when the producer's CPU
+ *	is below KDAPL_LOAD_LOW or KDAPL_LOAD_MARGIN lighter than the
+ *	queue's. A queue moves at most once per load window, and at most
+ *	one queue moves to a CPU per window, so the load measured after a
+ *	move includes it.
+ * KDAPL_PLACE_SPREAD: the seed's strict spreading. The queue is bound to
+ *	the slot with the fewest bound queues, ties broken by the fewest
+ *	events processed, and every event is processed, every upcall made,
+ *	on that CPU.
+ *
+ * Load is the share of a load window (KDAPL_LOAD_WINDOW) a CPU spent
+ * processing completions and events in kdapl, measured around each run of
+ * a processing function on that CPU.
  *
  * The participating CPUs are the module parameter "cpus" (a cpulist,
- * default: all possible CPUs). A bound CPU that is offline when an event
+ * default: all possible CPUs). A queue's CPU that is offline when an event
  * arrives is replaced by the CPU the event arrives on.
  */
 #ifndef KDAPL_CPU_H
@@ -26,22 +51,46 @@
 #include <linux/irq_poll.h>
 #include <linux/smp.h>
 
+enum kdapl_placement {
+	KDAPL_PLACE_FOLLOW,
+	KDAPL_PLACE_SPREAD,
+};
+
+/* Load thresholds, in thousandths of a window spent processing. */
+#define KDAPL_LOAD_HIGH		500
+#define KDAPL_LOAD_LOW		250
+#define KDAPL_LOAD_MARGIN	250
+
 /**
  * struct kdapl_cpu_slot - one participating CPU of a provider
  * @cpu: the CPU
  * @queues: event queues bound to it (kdapl_cpu_bind/unbind)
- * @events: events processed on it (kdapl_dispatch_account)
+ * @events: completions and events processed on it
+ *	(kdapl_dispatch_account)
+ * @win_start: jiffies at which the current load window began
+ * @win_busy: ns spent processing in the current window
+ * @busy: load of the last complete window, in thousandths
+ * @moved_in: jiffies of the last queue moved to this CPU by load
+ *
+ * @win_start, @win_busy and @busy are written only on @cpu, by the
+ * dispatch poll (softirq); others read them with READ_ONCE.
  */
 struct kdapl_cpu_slot {
 	unsigned int cpu;
 	atomic_t queues;
 	atomic64_t events;
+	unsigned long win_start;
+	u64 win_busy;
+	unsigned int busy;
+	unsigned long moved_in;
 };
 
 /**
  * struct kdapl_cpuset - the participating CPUs of one provider
  * @lock: serialises the choice in kdapl_cpu_bind() so that two queues
  *	created at once do not both pick the same least-loaded slot
+ * @mode: the placement policy of the provider's queues
+ * @index: for each possible CPU, its slot number, or -1
  * @nr: number of slots
  * @slot: one per participating CPU, in CPU order
  *
@@ -50,6 +99,8 @@ struct kdapl_cpu_slot {
  */
 struct kdapl_cpuset {
 	spinlock_t lock;	/* serialises the choice of a slot */
+	enum kdapl_placement mode;
+	short *index;
 	unsigned int nr;
 	struct kdapl_cpu_slot slot[];
 };
@@ -59,7 +110,7 @@ typedef int (*kdapl_dispatch_fn)(struct kdapl_dispatch *d, int budget);
 
 /**
  * struct kdapl_dispatch - runs one event queue's processing on its CPU
- * @iop: the softirq poll context, scheduled on @slot's CPU
+ * @iop: the softirq poll context, scheduled on @cpu
  * @csd: IPI that schedules @iop when the kick comes from another CPU
  * @flags: KDAPL_DISPATCH_IPI (an IPI is in flight; cleared at the end of
  *	the IPI function, the last access to this structure from it) and
@@ -67,7 +118,13 @@ typedef int (*kdapl_dispatch_fn)(struct kdapl_dispatch *d, int budget);
  *	KDAPL_DISPATCH_KICKED (work arrived since the processing function
  *	last started: a kick that lands while the poll is finishing would
  *	otherwise be lost, see dispatch_poll())
- * @slot: the CPU this queue is bound to
+ * @set: the provider's CPUs
+ * @slot: the CPU this queue is bound to (its completion vector's)
+ * @cpu: the CPU that processes it next; @slot's CPU in spread mode,
+ *	changed by kicks in follow mode (READ_ONCE/WRITE_ONCE: racing kicks
+ *	only disagree on a choice, never on who processes, see @iop)
+ * @moved: jiffies of this queue's last move by load
+ * @moves: moves by load, ever (debugfs)
  * @fn: the processing function; returns how much of @budget it used and
  *	is called again while it uses all of it
  */
@@ -75,7 +132,11 @@ struct kdapl_dispatch {
 	struct irq_poll iop;
 	call_single_data_t csd;
 	unsigned long flags;
+	struct kdapl_cpuset *set;
 	struct kdapl_cpu_slot *slot;
+	unsigned int cpu;
+	unsigned long moved;
+	unsigned long moves;
 	kdapl_dispatch_fn fn;
 };
 
@@ -86,27 +147,23 @@ struct kdapl_dispatch {
 int kdapl_cpu_init(void);
 void kdapl_cpu_exit(void);
 const struct cpumask *kdapl_cpu_mask(void);
+enum kdapl_placement kdapl_cpu_placement(void);
+const char *kdapl_placement_name(enum kdapl_placement mode);
 
-struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask);
+struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask,
+					enum kdapl_placement mode);
 void kdapl_cpuset_free(struct kdapl_cpuset *set);
+struct kdapl_cpu_slot *kdapl_cpu_slot_of(struct kdapl_cpuset *set,
+					 unsigned int cpu);
+unsigned int kdapl_cpu_load(const struct kdapl_cpu_slot *slot);
 struct kdapl_cpu_slot *kdapl_cpu_bind(struct kdapl_cpuset *set);
 void kdapl_cpu_unbind(struct kdapl_cpu_slot *slot);
 
-void kdapl_dispatch_init(struct kdapl_dispatch *d, struct kdapl_cpu_slot *slot,
-			 kdapl_dispatch_fn fn, int weight);
+void kdapl_dispatch_init(struct kdapl_dispatch *d, struct kdapl_cpuset *set,
+			 struct kdapl_cpu_slot *slot, kdapl_dispatch_fn fn,
+			 int weight);
 void kdapl_dispatch_kick(struct kdapl_dispatch *d);
 void kdapl_dispatch_stop(struct kdapl_dispatch *d);
-
-/**
- * kdapl_dispatch_account() - count events processed by a dispatch
- * @d: the dispatch, from within its processing function
- * @n: number of events
- *
- * Context: the dispatch's processing function (softirq).
- */
-static inline void kdapl_dispatch_account(struct kdapl_dispatch *d, int n)
-{
-	atomic64_add(n, &d->slot->events);
-}
+void kdapl_dispatch_account(struct kdapl_dispatch *d, int n);
 
 #endif /* KDAPL_CPU_H */

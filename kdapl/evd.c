@@ -72,11 +72,11 @@ static void ring_pop(struct kdapl_evd *evd, DAT_EVENT *event)
 
 /*
  * Deliver queued events to the upcall; runs in softirq context on the
- * EVD's CPU (kdapl_dispatch). Returns the number of events handled.
+ * CPU the EVD's dispatch chose (kdapl_dispatch). Returns the number of
+ * events handled.
  */
-static int evd_deliver(struct kdapl_dispatch *d, int budget)
+static int evd_upcalls(struct kdapl_evd *evd, int budget)
 {
-	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
 	DAT_UPCALL_OBJECT upcall;
 	DAT_BOOLEAN more;
 	unsigned long flags;
@@ -115,6 +115,15 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 			wake_up(&evd->wq);
 		spin_unlock_irqrestore(&evd->lock, flags);
 	}
+	return done;
+}
+
+/* Processing of an EVD without a CQ: its load is the events delivered. */
+static int evd_deliver(struct kdapl_dispatch *d, int budget)
+{
+	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
+	int done = evd_upcalls(evd, budget);
+
 	kdapl_dispatch_account(d, done);
 	return done;
 }
@@ -123,7 +132,7 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 #define KDAPL_EVD_POLL_BATCH	8
 
 /*
- * Processing of a DTO EVD, on its CPU in softirq context: move work
+ * Processing of a DTO EVD, in softirq context: move work
  * completions from the CQ into the ring (each work request's done
  * function turns its completion into an event), deliver upcalls, and
  * re-arm the CQ once it is empty. The CQ is always emptied - a drain of a
@@ -175,7 +184,9 @@ static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 	}
 	rcu_read_unlock();
 
-	evd_deliver(d, budget);
+	/* Load is measured by completions processed, upcalls or not. */
+	kdapl_dispatch_account(d, polled);
+	evd_upcalls(evd, budget);
 	/* Claiming the whole budget makes irq_poll run us again. */
 	return again || polled >= budget ? budget : polled;
 }
@@ -313,7 +324,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, struct kdapl_cpuset *cpus,
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	}
 	evd->slot = kdapl_cpu_bind(cpus);
-	kdapl_dispatch_init(&evd->dispatch, evd->slot,
+	kdapl_dispatch_init(&evd->dispatch, cpus, evd->slot,
 			    (flags & DAT_EVD_DTO_FLAG) ? evd_cq_poll :
 			    evd_deliver, KDAPL_EVD_BUDGET);
 	if (ia) {
@@ -954,14 +965,16 @@ static int evds_show(struct seq_file *m, void *v)
 {
 	struct kdapl_evd *evd;
 
-	seq_puts(m, "handle flags qlen queued posted overflows upcalls policy cpu\n");
+	seq_puts(m, "handle flags qlen queued posted overflows upcalls policy cpu now moves\n");
 	spin_lock_irq(&evd_list_lock);
 	list_for_each_entry(evd, &evd_list, node) {
 		spin_lock(&evd->lock);
-		seq_printf(m, "%#lx %#x %u %u %llu %llu %llu %d %u\n",
-			   (unsigned long)kdapl_obj_handle(&evd->base), evd->flags, evd->qlen,
-			   evd->count, evd->posted, evd->overflows,
-			   evd->upcalls, evd->policy, evd->slot->cpu);
+		seq_printf(m, "%#lx %#x %u %u %llu %llu %llu %d %u %u %lu\n",
+			   (unsigned long)kdapl_obj_handle(&evd->base),
+			   evd->flags, evd->qlen, evd->count, evd->posted,
+			   evd->overflows, evd->upcalls, evd->policy,
+			   evd->slot->cpu, READ_ONCE(evd->dispatch.cpu),
+			   READ_ONCE(evd->dispatch.moves));
 		spin_unlock(&evd->lock);
 	}
 	spin_unlock_irq(&evd_list_lock);

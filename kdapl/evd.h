@@ -4,10 +4,11 @@
  *
  * An EVD is a bounded ring of DAT_EVENTs plus an upcall. Producers (the CM
  * handler, completion processing, dat_evd_post_se, async errors) queue
- * events with kdapl_evd_post(); delivery of upcalls always happens on the
- * EVD's CPU (cpu.h), in softirq context, never inline in the producer, so
- * a consumer upcall never runs under a producer's lock and may call any
- * upcall-safe DAT function.
+ * events with kdapl_evd_post(); delivery of upcalls always happens in the
+ * EVD's dispatch (cpu.h: on the CPU the placement policy chose, one CPU at
+ * a time), in softirq context, never inline in the producer, so a consumer
+ * upcall never runs under a producer's lock and may call any upcall-safe
+ * DAT function.
  */
 #ifndef KDAPL_EVD_H
 #define KDAPL_EVD_H
@@ -41,8 +42,9 @@ struct kdapl_cpuset;
  * @posted: events queued, ever
  * @upcalls: upcalls made, ever
  * @wq: woken when @upcalls_running drops to 0
- * @dispatch: runs deliveries on @slot's CPU
- * @slot: the CPU this EVD is bound to (kdapl_cpu_bind)
+ * @dispatch: runs deliveries where the placement policy says (cpu.h)
+ * @slot: the CPU this EVD is bound to (kdapl_cpu_bind); its CQ uses that
+ *	CPU's completion vector
  * @users: endpoints and other objects using this EVD; it cannot be freed
  *	while they exist
  * @node: on the list of all EVDs (debugfs), under evd_list_lock

@@ -9,11 +9,14 @@
  *   /sys/kernel/debug/kdapl/
  *     version   API version and build of this module
  *     handles   live DAT handles in the global table, by type
- *     cpus      the participating CPUs (module parameter "cpus")
+ *     cpus      the participating CPUs (module parameter "cpus"), then
+ *               "placement follow|spread" (module parameter "placement")
  *     evds      one line per EVD: handle, flags, qlen, queued, posted,
- *               overflows, upcalls, policy, bound CPU
+ *               overflows, upcalls, policy, bound CPU, CPU processing it
+ *               next, moves by load
  *     ep_states the endpoint state table (Documentation/ep-states.rst)
- *     providers/<device>/cpus  per participating CPU: queues bound, events
+ *     providers/<device>/cpus  per participating CPU: queues bound, events,
+ *               load
  *     providers/<device>/ias   open IAs: handle, async EVD, children
  *     providers/<device>/lmrs  LMRs of the open IAs (lmr.c)
  */
@@ -81,6 +84,8 @@ DEFINE_SHOW_ATTRIBUTE(handles);
 static int cpus_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%*pbl\n", cpumask_pr_args(kdapl_cpu_mask()));
+	seq_printf(m, "placement %s\n",
+		   kdapl_placement_name(kdapl_cpu_placement()));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cpus);

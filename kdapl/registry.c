@@ -6,7 +6,8 @@
  *
  * debugfs, per provider:
  *   /sys/kernel/debug/kdapl/providers/<name>/
- *     cpus   one line per participating CPU: "cpu N queues Q events E"
+ *     cpus   one line per participating CPU: "cpu N queues Q events E
+ *            load L" (L: thousandths of the last load window, cpu.h)
  *     ias    one line per open IA:
  *            "ia <handle> async_evd <handle> children N[ dead]"
  *     lmrs   one line per LMR of the open IAs (lmr.c)
@@ -100,9 +101,10 @@ static int cpus_show(struct seq_file *m, void *v)
 	for (i = 0; i < prov->cpus->nr; i++) {
 		struct kdapl_cpu_slot *slot = &prov->cpus->slot[i];
 
-		seq_printf(m, "cpu %u queues %d events %lld\n", slot->cpu,
-			   atomic_read(&slot->queues),
-			   (long long)atomic64_read(&slot->events));
+		seq_printf(m, "cpu %u queues %d events %lld load %u\n",
+			   slot->cpu, atomic_read(&slot->queues),
+			   (long long)atomic64_read(&slot->events),
+			   kdapl_cpu_load(slot));
 	}
 	return 0;
 }
@@ -167,7 +169,8 @@ int kdapl_registry_add_device(struct ib_device *ibdev)
 	prov = kzalloc(sizeof(*prov), GFP_KERNEL);
 	if (!prov)
 		return -ENOMEM;
-	prov->cpus = kdapl_cpuset_alloc(kdapl_cpu_mask());
+	prov->cpus = kdapl_cpuset_alloc(kdapl_cpu_mask(),
+					kdapl_cpu_placement());
 	if (!prov->cpus) {
 		kfree(prov);
 		return -ENOMEM;

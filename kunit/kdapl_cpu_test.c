@@ -15,11 +15,17 @@
 
 MODULE_IMPORT_NS(KDAPL_INTERNAL);
 
+#define PROBE_CPUS	8
+
 struct probe {
 	struct kdapl_dispatch d;
 	atomic_t calls;
-	atomic_t wrong_cpu;
+	atomic_t wrong_cpu;	/* spread mode: calls off the bound CPU */
 	atomic_t not_softirq;
+	atomic_t running;	/* calls in progress: must never exceed 1 */
+	atomic_t concurrent;	/* calls that found another one running */
+	atomic_t on[PROBE_CPUS];	/* calls per CPU */
+	unsigned int work_us;	/* busy work per call */
 	int more;		/* calls that still report a full budget */
 	struct completion done;
 };
@@ -27,13 +33,21 @@ struct probe {
 static int probe_fn(struct kdapl_dispatch *d, int budget)
 {
 	struct probe *p = container_of(d, struct probe, d);
+	unsigned int cpu = smp_processor_id();
 
+	if (atomic_inc_return(&p->running) > 1)
+		atomic_inc(&p->concurrent);
 	atomic_inc(&p->calls);
-	if (smp_processor_id() != d->slot->cpu)
+	if (d->set->mode == KDAPL_PLACE_SPREAD && cpu != d->slot->cpu)
 		atomic_inc(&p->wrong_cpu);
+	if (cpu < PROBE_CPUS)
+		atomic_inc(&p->on[cpu]);
 	if (!in_serving_softirq())
 		atomic_inc(&p->not_softirq);
+	if (p->work_us)
+		udelay(p->work_us);
 	kdapl_dispatch_account(d, 1);
+	atomic_dec(&p->running);
 	if (p->more > 0) {
 		p->more--;
 		return budget;
@@ -42,20 +56,22 @@ static int probe_fn(struct kdapl_dispatch *d, int budget)
 	return 0;
 }
 
-static void probe_init(struct probe *p, struct kdapl_cpu_slot *slot)
+static void probe_init(struct probe *p, struct kdapl_cpuset *set,
+		       struct kdapl_cpu_slot *slot)
 {
 	memset(p, 0, sizeof(*p));
 	init_completion(&p->done);
-	kdapl_dispatch_init(&p->d, slot, probe_fn, 8);
+	kdapl_dispatch_init(&p->d, set, slot, probe_fn, 8);
 }
 
-static struct kdapl_cpuset *two_cpu_set(struct kunit *test)
+static struct kdapl_cpuset *two_cpu_set(struct kunit *test,
+					enum kdapl_placement mode)
 {
 	struct kdapl_cpuset *set;
 
 	KUNIT_ASSERT_GE_MSG(test, num_online_cpus(), 2U,
 			    "per-CPU tests need two online CPUs");
-	set = kdapl_cpuset_alloc(cpu_online_mask);
+	set = kdapl_cpuset_alloc(cpu_online_mask, mode);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_ASSERT_EQ(test, set->nr, num_online_cpus());
 	return set;
@@ -67,12 +83,13 @@ static void cpu_test_mask(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, cpumask_empty(m));
 	KUNIT_EXPECT_TRUE(test, cpumask_subset(m, cpu_possible_mask));
-	KUNIT_EXPECT_NULL(test, kdapl_cpuset_alloc(cpu_none_mask));
+	KUNIT_EXPECT_NULL(test, kdapl_cpuset_alloc(cpu_none_mask,
+						   KDAPL_PLACE_FOLLOW));
 }
 
 static void cpu_test_bind_balances(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct kdapl_cpu_slot *s[8];
 	unsigned int i;
 
@@ -94,7 +111,7 @@ static void cpu_test_bind_balances(struct kunit *test)
 
 static void cpu_test_bind_ties_by_events(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct kdapl_cpu_slot *a, *b, *c;
 
 	a = kdapl_cpu_bind(set);
@@ -142,7 +159,7 @@ static void kick_from(struct kunit *test, struct probe *p, unsigned int from)
 
 static void cpu_test_dispatch_runs_on_bound_cpu(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	unsigned int i, from;
 	struct probe *p;
 
@@ -151,7 +168,7 @@ static void cpu_test_dispatch_runs_on_bound_cpu(struct kunit *test)
 
 	for (i = 0; i < set->nr; i++) {
 		for_each_online_cpu(from) {
-			probe_init(p, &set->slot[i]);
+			probe_init(p, set, &set->slot[i]);
 			kick_from(test, p, from);
 			KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
 			kdapl_dispatch_stop(&p->d);
@@ -168,11 +185,11 @@ static void cpu_test_dispatch_runs_on_bound_cpu(struct kunit *test)
 
 static void cpu_test_dispatch_repolls_full_budget(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	probe_init(p, &set->slot[1]);
+	probe_init(p, set, &set->slot[1]);
 	p->more = 5;
 	kdapl_dispatch_kick(&p->d);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
@@ -185,11 +202,11 @@ static void cpu_test_dispatch_repolls_full_budget(struct kunit *test)
 
 static void cpu_test_stop_then_kick(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	probe_init(p, &set->slot[0]);
+	probe_init(p, set, &set->slot[0]);
 	kdapl_dispatch_stop(&p->d);
 	kdapl_dispatch_kick(&p->d);
 	kick_from(test, p, set->slot[1].cpu);
@@ -213,7 +230,7 @@ static enum hrtimer_restart irq_kick_fn(struct hrtimer *t)
 
 static void cpu_test_kick_from_hardirq(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct irq_kick *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	unsigned int i;
 
@@ -221,7 +238,7 @@ static void cpu_test_kick_from_hardirq(struct kunit *test)
 	k->p = kunit_kzalloc(test, sizeof(*k->p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, k->p);
 	for (i = 0; i < set->nr; i++) {
-		probe_init(k->p, &set->slot[i]);
+		probe_init(k->p, set, &set->slot[i]);
 		hrtimer_init(&k->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		k->timer.function = irq_kick_fn;
 		hrtimer_start(&k->timer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
@@ -236,12 +253,12 @@ static void cpu_test_kick_from_hardirq(struct kunit *test)
 
 static void cpu_test_many_kicks_coalesce(struct kunit *test)
 {
-	struct kdapl_cpuset *set = two_cpu_set(test);
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_SPREAD);
 	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	int i, calls;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	probe_init(p, &set->slot[1]);
+	probe_init(p, set, &set->slot[1]);
 	for (i = 0; i < 1000; i++)
 		kdapl_dispatch_kick(&p->d);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ), 0UL);
@@ -254,6 +271,253 @@ static void cpu_test_many_kicks_coalesce(struct kunit *test)
 	kdapl_cpuset_free(set);
 }
 
+/* Run @fn(@arg) in a kthread bound to @cpu and wait for it. */
+struct on_cpu {
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
+};
+
+static int on_cpu_thread(void *arg)
+{
+	struct on_cpu *c = arg;
+
+	c->fn(c->arg);
+	complete(&c->done);
+	return 0;
+}
+
+static void run_on(struct kunit *test, unsigned int cpu,
+		   void (*fn)(void *arg), void *arg)
+{
+	struct on_cpu c = { .fn = fn, .arg = arg };
+	struct task_struct *t;
+
+	init_completion(&c.done);
+	t = kthread_create(on_cpu_thread, &c, "kdapl_test/%u", cpu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	wait_for_completion(&c.done);
+}
+
+struct bind_req {
+	struct kdapl_cpuset *set;
+	struct kdapl_cpu_slot *slot;
+};
+
+static void do_bind(void *arg)
+{
+	struct bind_req *b = arg;
+
+	b->slot = kdapl_cpu_bind(b->set);
+}
+
+/* Make @s read as @busy thousandths loaded for about one window. */
+static void fake_load(struct kdapl_cpu_slot *s, unsigned int busy)
+{
+	WRITE_ONCE(s->busy, busy);
+	WRITE_ONCE(s->win_busy, 0);
+	WRITE_ONCE(s->win_start, jiffies);
+}
+
+/* Follow mode binds to the creating CPU, unless that CPU is overloaded. */
+static void cpu_test_follow_bind_here(struct kunit *test)
+{
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_FOLLOW);
+	struct bind_req b = { .set = set };
+	struct kdapl_cpu_slot *a = &set->slot[0], *other = &set->slot[1];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		run_on(test, a->cpu, do_bind, &b);
+		KUNIT_EXPECT_PTR_EQ(test, b.slot, a);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->queues), 3);
+	/* Loaded: the least-used slot instead, as spread mode does. */
+	fake_load(a, 900);
+	run_on(test, a->cpu, do_bind, &b);
+	KUNIT_EXPECT_PTR_EQ(test, b.slot, other);
+	kdapl_cpu_unbind(other);
+	for (i = 0; i < 3; i++)
+		kdapl_cpu_unbind(a);
+	kdapl_cpuset_free(set);
+}
+
+static void do_kick(void *arg)
+{
+	kdapl_dispatch_kick(arg);
+}
+
+static void kick_wait(struct kunit *test, struct probe *p, unsigned int from)
+{
+	reinit_completion(&p->done);
+	run_on(test, from, do_kick, &p->d);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ),
+			0UL);
+}
+
+/* At low load the processing runs where the kick comes from. */
+static void cpu_test_follow_runs_where_kicked(struct kunit *test)
+{
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_FOLLOW);
+	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int a = set->slot[0].cpu, b = set->slot[1].cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_LT(test, max(a, b), (unsigned int)PROBE_CPUS);
+	probe_init(p, set, &set->slot[0]);
+	kick_wait(test, p, b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[b]), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->d.cpu), b);
+	/* A queue moves once per window: wait one out, then come back. */
+	msleep(jiffies_to_msecs(2 * (HZ / 50 ?: 1)) + 10);
+	kick_wait(test, p, a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[a]), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->d.cpu), a);
+	kick_wait(test, p, a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[a]), 2);
+	kdapl_dispatch_stop(&p->d);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->not_softirq), 0);
+	KUNIT_EXPECT_EQ(test, p->d.moves, 2UL);
+	kdapl_cpuset_free(set);
+}
+
+/*
+ * Load moves a queue off its producer's CPU; inside the hysteresis band
+ * nothing moves either way.
+ */
+static void cpu_test_follow_moves_by_load(struct kunit *test)
+{
+	struct kdapl_cpuset *set = two_cpu_set(test, KDAPL_PLACE_FOLLOW);
+	struct kdapl_cpu_slot *sa = &set->slot[0], *sb = &set->slot[1];
+	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct probe *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_LT(test, max(sa->cpu, sb->cpu), (unsigned int)PROBE_CPUS);
+	probe_init(p, set, sa);
+	probe_init(q, set, sa);
+
+	/* Overloaded, the other CPU light: p moves there. */
+	fake_load(sa, 900);
+	fake_load(sb, 100);
+	kick_wait(test, p, sa->cpu);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[sb->cpu]), 1);
+	KUNIT_EXPECT_EQ(test, p->d.moves, 1UL);
+
+	/* Both busy, within the margin: p stays away, q stays home. */
+	msleep(jiffies_to_msecs(2 * (HZ / 50 ?: 1)) + 10);
+	fake_load(sa, 700);
+	fake_load(sb, 600);
+	kick_wait(test, p, sa->cpu);
+	fake_load(sa, 700);
+	fake_load(sb, 600);
+	kick_wait(test, q, sa->cpu);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[sb->cpu]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->on[sa->cpu]), 1);
+	KUNIT_EXPECT_EQ(test, p->d.moves, 1UL);
+	KUNIT_EXPECT_EQ(test, q->d.moves, 0UL);
+
+	/* The producer's CPU went light: p follows it home. */
+	fake_load(sa, 100);
+	fake_load(sb, 600);
+	kick_wait(test, p, sa->cpu);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->on[sa->cpu]), 1);
+	KUNIT_EXPECT_EQ(test, p->d.moves, 2UL);
+
+	kdapl_dispatch_stop(&p->d);
+	kdapl_dispatch_stop(&q->d);
+	kdapl_cpuset_free(set);
+}
+
+#define BUSY_QUEUES	8
+#define BUSY_WORK_US	50
+#define BUSY_MS		400
+
+struct busy_run {
+	struct probe *p[BUSY_QUEUES];
+	unsigned long calls;
+};
+
+/* The only producer, on one CPU: kicks every queue, again and again. */
+static void busy_produce(void *arg)
+{
+	struct busy_run *r = arg;
+	unsigned long end = jiffies + msecs_to_jiffies(BUSY_MS);
+	unsigned int i;
+
+	while (time_before(jiffies, end)) {
+		for (i = 0; i < BUSY_QUEUES; i++)
+			kdapl_dispatch_kick(&r->p[i]->d);
+		usleep_range(100, 200);
+	}
+}
+
+/* Calls processed in BUSY_MS with every queue produced on slot 0's CPU. */
+static unsigned long busy_run(struct kunit *test, enum kdapl_placement mode,
+			      unsigned long *moves, unsigned int *on_other)
+{
+	struct kdapl_cpuset *set = two_cpu_set(test, mode);
+	struct kdapl_cpu_slot *sa = &set->slot[0], *sb = &set->slot[1];
+	struct busy_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long calls = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	*moves = 0;
+	*on_other = 0;
+	for (i = 0; i < BUSY_QUEUES; i++) {
+		r->p[i] = kunit_kzalloc(test, sizeof(*r->p[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r->p[i]);
+		probe_init(r->p[i], set, sa);
+		r->p[i]->work_us = BUSY_WORK_US;
+	}
+	run_on(test, sa->cpu, busy_produce, r);
+	for (i = 0; i < BUSY_QUEUES; i++) {
+		kdapl_dispatch_stop(&r->p[i]->d);
+		calls += atomic_read(&r->p[i]->calls);
+		*moves += r->p[i]->d.moves;
+		*on_other += atomic_read(&r->p[i]->on[sb->cpu]);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->p[i]->concurrent), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->p[i]->not_softirq), 0);
+	}
+	kdapl_cpuset_free(set);
+	return calls;
+}
+
+/*
+ * Eight busy queues, all produced on one CPU: follow mode spreads their
+ * processing over both CPUs by load (without moving them back and forth)
+ * and processes more than spread mode, which binds them all to that CPU
+ * here. The throughput ratio is printed; the bench measures it properly.
+ */
+static void cpu_test_follow_spreads_real_load(struct kunit *test)
+{
+	unsigned long one, two, moves, spread_moves;
+	unsigned int other, spread_other;
+
+	KUNIT_ASSERT_LT(test, max(cpumask_first(cpu_online_mask),
+				  cpumask_next(cpumask_first(cpu_online_mask),
+					       cpu_online_mask)),
+			(unsigned int)PROBE_CPUS);
+	one = busy_run(test, KDAPL_PLACE_SPREAD, &spread_moves, &spread_other);
+	two = busy_run(test, KDAPL_PLACE_FOLLOW, &moves, &other);
+	kunit_info(test, "calls in %u ms: one CPU %lu, follow %lu (%lu on the other CPU, %lu moves), ratio %lu.%02lu\n",
+		   BUSY_MS, one, two, (unsigned long)other, moves,
+		   two / max(one, 1UL), (two % max(one, 1UL)) * 100 / max(one, 1UL));
+	KUNIT_EXPECT_EQ(test, spread_moves, 0UL);
+	KUNIT_EXPECT_EQ(test, spread_other, 0U);
+	/* At least a quarter of the work went to the other CPU... */
+	KUNIT_EXPECT_GE(test, (unsigned long)other * 4, two);
+	/* ...by a few moves per queue, not by oscillation... */
+	KUNIT_EXPECT_LE(test, moves, 3UL * BUSY_QUEUES);
+	/* ...and it paid. */
+	KUNIT_EXPECT_GT(test, two * 10, one * 12);
+}
+
 static struct kunit_case kdapl_cpu_cases[] = {
 	KUNIT_CASE(cpu_test_mask),
 	KUNIT_CASE(cpu_test_bind_balances),
@@ -263,6 +527,10 @@ static struct kunit_case kdapl_cpu_cases[] = {
 	KUNIT_CASE(cpu_test_stop_then_kick),
 	KUNIT_CASE(cpu_test_kick_from_hardirq),
 	KUNIT_CASE(cpu_test_many_kicks_coalesce),
+	KUNIT_CASE(cpu_test_follow_bind_here),
+	KUNIT_CASE(cpu_test_follow_runs_where_kicked),
+	KUNIT_CASE(cpu_test_follow_moves_by_load),
+	KUNIT_CASE(cpu_test_follow_spreads_real_load),
 	{}
 };
 

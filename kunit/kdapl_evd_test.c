@@ -56,7 +56,8 @@ static void rec_upcall(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
 
 static struct kdapl_cpuset *test_cpus(struct kunit *test)
 {
-	struct kdapl_cpuset *set = kdapl_cpuset_alloc(cpu_online_mask);
+	struct kdapl_cpuset *set = kdapl_cpuset_alloc(cpu_online_mask,
+							 KDAPL_PLACE_SPREAD);
 
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	return set;

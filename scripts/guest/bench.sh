@@ -24,7 +24,7 @@ WARM_ROUNDS=1000	# warm-up round trips
 SETUPS=20		# connections per setup-rate run
 SIZES="4096 65536 1048576"
 LAT_SIZES="64 4096"
-SCALE_CONNS="1 2 4"
+SCALE_CONNS="1 2 4 8"
 SCALE_SIZE=4096
 DEPTH=16
 SWEEP_REPS=5		# rounds of the sweeps
@@ -60,10 +60,13 @@ in_b() {
 		echo "kdapl-bench: failed in b: $*"
 }
 
+# The responders create their ends' EVDs on CPU 0 (kdapl's follow
+# placement binds an EVD and its CQ's vector to the creating CPU), as the
+# verbs test's passive CQ is on vector 0.
 serve_all() {
-	in_b "respond ia=kw2 port=7011"
-	in_b "respond ia=siwB port=7012"
-	echo "respond ia=rxeA port=7013" >"$CTL" ||
+	in_b "respond ia=kw2 port=7011 cpu=0"
+	in_b "respond ia=siwB port=7012 cpu=0"
+	echo "respond ia=rxeA port=7013 cpu=0" >"$CTL" ||
 		echo "kdapl-bench: failed: respond ia=rxeA"
 	in_b "respond tcp port=7003"
 	in_b "serve ia=kw2 port=7001"
@@ -112,13 +115,15 @@ done
 for s in $LAT_SIZES; do
 	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=$s"
 	# RoCE too: the DAT layer's cost over a second transport
-	# raw verbs with both CQs on CPU 0, and on CPUs 0 and 1
-	interleave "dat test=lat $OURS $lat tag=ours.lat.$s" \
+	# DAT and raw verbs with both ends on CPU 0 (EVDs created there,
+	# CQs on vector 0), and with the ends on two CPUs
+	interleave "dat test=lat $OURS $lat cpu=0 tag=ours.lat.$s" \
+		"dat test=lat $OURS $lat cpu=1 tag=ours.datx.lat.$s" \
 		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=ours.verbs.lat.$s" \
 		"verbs test=lat $VERBS vec_a=0 vec_b=1 $lat tag=ours.verbsx.lat.$s" \
 		"tcp test=lat $TCP $lat tag=tcp.lat.$s" \
-		"dat test=lat $SIW $lat tag=siw.lat.$s" \
-		"dat test=lat $RXE $lat tag=rxe.lat.$s" \
+		"dat test=lat $SIW $lat cpu=0 tag=siw.lat.$s" \
+		"dat test=lat $RXE $lat cpu=0 tag=rxe.lat.$s" \
 		"verbs test=lat ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR port=$RXE_VERBS_PORT $lat tag=rxe.verbs.lat.$s"
 done
 setup="rounds=$SETUPS"
@@ -154,14 +159,17 @@ cmds=()
 for n in $SWEEP_SIGNALS; do
 	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=64 signal=$n"
 	cmds+=("dat test=write $OURS $common size=4096 signal=$n tag=sweep.signal.write.$n"
-		"dat test=lat $OURS $lat tag=sweep.signal.lat.$n"
+		"dat test=lat $OURS $lat cpu=0 tag=sweep.signal.lat.$n"
 		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=sweep.signal.verbs.$n")
 done
 sweep "${cmds[@]}"
 
-# Completion scaling: per-CPU spreading on (all CPUs), then off (CPU 0);
-# on and off are runs of two module loads (rounds paired by number).
-scale() {	# scale on|off
+# Completion scaling: kdapl's default follow placement on all CPUs (on),
+# the seed's strict spreading (spread: kdapl placement=spread), then one
+# CPU (off: kdapl cpus=0); runs of three module loads, rounds paired by
+# number. Every EP's EVDs are created by the command, on one CPU: follow
+# mode must spread their processing by load.
+scale() {	# scale on|spread|off
 	local n
 	local -a cmds=()
 
@@ -171,6 +179,11 @@ scale() {	# scale on|off
 	interleave "${cmds[@]}"
 }
 scale on
+unload_stack
+load_stack placement=spread ||
+	echo "kdapl-bench: reloading kdapl placement=spread failed"
+serve_all
+scale spread
 unload_stack
 load_stack cpus=0 || echo "kdapl-bench: reloading kdapl cpus=0 failed"
 serve_all

@@ -381,18 +381,24 @@ void ratios_one(RatioSet &rs)
 			rs.add("ours/tcp" + lq, "ours" + k, "tcp" + k,
 			       small && med ? std::optional(1.5) : std::nullopt,
 			       Cmp::at_most);
-			// issue 16: the DAT layer's own cost, in the default
-			// configuration (EVDs spread) and with kdapl's EVDs
-			// on CPU 0 as the verbs test's CQs (vector 0), against
-			// the verbs runs of the same rounds
+			// issue 16: the DAT layer's own cost at the verbs
+			// test's placement (both ends' EVDs created on CPU 0
+			// under kdapl's default follow placement, the verbs
+			// CQs on vector 0; and the cross-CPU pair of each),
+			// and with kdapl loaded cpus=0, against the verbs
+			// runs of the same rounds
 			rs.add("dat/verbs" + lq, "ours" + k, "ours.verbs" + k,
 			       small && med ? std::optional(1.10) :
 			       std::nullopt, Cmp::at_most);
+			rs.add("dat/verbs two CPUs" + lq, "ours.datx" + k,
+			       "ours.verbsx" + k);
 			rs.add("dat(cpus=0)/verbs" + lq, "ours1cpu" + k,
 			       "ours1cpu.verbs" + k);
 			// placement alone: the verbs CQs on two CPUs or one
 			rs.add("verbs two CPUs/one" + lq, "ours.verbsx" + k,
 			       "ours.verbs" + k);
+			rs.add("dat two CPUs/one" + lq, "ours.datx" + k,
+			       "ours" + k);
 			rs.add("verbs/tcp" + lq, "ours.verbs" + k, "tcp" + k,
 			       small && med ? std::optional(1.3) :
 			       std::nullopt, Cmp::at_most);
@@ -419,6 +425,10 @@ void ratios_one(RatioSet &rs)
 		std::string ns = std::to_string(n);
 		rs.add("scale on/off " + ns + " events",
 		       "scale.on." + ns + ".events",
+		       "scale.off." + ns + ".events",
+		       n == 8 ? std::optional(1.6) : std::nullopt);
+		rs.add("scale spread/off " + ns + " events",
+		       "scale.spread." + ns + ".events",
 		       "scale.off." + ns + ".events");
 	}
 }
@@ -596,7 +606,8 @@ void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 	for (long s : lat_sizes(st)) {
 		std::string ss = std::to_string(s);
 		for (auto [stack, label] :
-		     {std::pair{"ours", "ours (DAT)"},
+		     {std::pair{"ours", "ours (DAT, EVDs CPU 0)"},
+		      {"ours.datx", "ours (DAT, EVDs CPU 1+0)"},
 		      {"ours1cpu", "ours (DAT, cpus=0)"},
 		      {"ours.verbs", "ours (verbs, CQs CPU 0)"},
 		      {"ours.verbsx", "ours (verbs, CQs CPU 0+1)"},
