@@ -293,11 +293,13 @@ static int bench_pinned(const struct bench_cmd *c,
 		return fn(c);
 	if (!alloc_cpumask_var(&saved, GFP_KERNEL))
 		return -ENOMEM;
-	cpumask_copy(saved, current->cpus_ptr);
+	cpumask_copy(saved, &current->cpus_mask);
 	err = set_cpus_allowed_ptr(current, cpumask_of(c->cpu));
 	if (!err)
 		err = fn(c);
-	set_cpus_allowed_ptr(current, saved);
+	if (set_cpus_allowed_ptr(current, saved))
+		pr_warn("%s: could not give the writer its CPUs back\n",
+			c->tag);
 	free_cpumask_var(saved);
 	return err;
 }

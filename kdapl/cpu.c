@@ -332,6 +332,7 @@ static int dispatch_poll(struct irq_poll *iop, int budget)
 	u64 start = local_clock();
 	int done;
 
+	set_bit(KDAPL_DISPATCH_POLLING, &d->flags);
 	clear_bit(KDAPL_DISPATCH_KICKED, &d->flags);
 	smp_mb__after_atomic();	/* clear before looking for work */
 	done = d->fn(d, budget);
@@ -349,6 +350,8 @@ static int dispatch_poll(struct irq_poll *iop, int budget)
 		if (test_bit(KDAPL_DISPATCH_KICKED, &d->flags))
 			irq_poll_sched(iop);
 	}
+	/* Last access to @d from here: kdapl_dispatch_stop() waits on it. */
+	clear_bit_unlock(KDAPL_DISPATCH_POLLING, &d->flags);
 	return done;
 }
 
@@ -395,13 +398,17 @@ EXPORT_SYMBOL_NS_GPL(kdapl_dispatch_init, KDAPL_INTERNAL);
 static bool may_move(struct kdapl_dispatch *d, struct kdapl_cpu_slot *to,
 		     unsigned long now)
 {
+	unsigned long moved = READ_ONCE(d->moved);
 	unsigned long last = READ_ONCE(to->moved_in);
 
-	if (time_before(now, READ_ONCE(d->moved) + KDAPL_LOAD_WINDOW) ||
-	    time_before(now, last + KDAPL_LOAD_WINDOW) ||
-	    cmpxchg(&to->moved_in, last, now) != last)
+	if (time_before(now, moved + KDAPL_LOAD_WINDOW) ||
+	    time_before(now, last + KDAPL_LOAD_WINDOW))
 		return false;
-	WRITE_ONCE(d->moved, now);
+	/* Racing kicks: one claims the queue's move, then the CPU's. */
+	if (cmpxchg(&d->moved, moved, now) != moved)
+		return false;
+	if (cmpxchg(&to->moved_in, last, now) != last)
+		return false;
 	WRITE_ONCE(d->moves, d->moves + 1);
 	WRITE_ONCE(d->cpu, to->cpu);
 	return true;
@@ -438,15 +445,18 @@ static unsigned int follow_cpu(struct kdapl_dispatch *d, unsigned int here)
 	unsigned long now = jiffies;
 
 	if (!cpu_online(cur)) {
-		if (sh)
-			WRITE_ONCE(d->cpu, here);
-		return here;
+		if (!sh)	/* @here does not take part: the lightest */
+			sh = lightest(d->set, &lmin);
+		if (!sh)
+			return here;	/* none online: as spread mode does */
+		WRITE_ONCE(d->cpu, sh->cpu);
+		return sh->cpu;
 	}
 	if (!sh)		/* @here does not take part: stay */
 		return cur;
 	lh = kdapl_cpu_load(sh);
 	if (cur == here) {
-		if (lh <= KDAPL_LOAD_HIGH)
+		if (lh < KDAPL_LOAD_HIGH)
 			return here;
 		to = lightest(d->set, &lmin);
 		if (to && to != sh && lh > lmin + KDAPL_LOAD_MARGIN &&
@@ -496,6 +506,15 @@ void kdapl_dispatch_kick(struct kdapl_dispatch *d)
 			clear_bit_unlock(KDAPL_DISPATCH_IPI, &d->flags);
 			irq_poll_sched(&d->iop);
 		}
+	} else if (d->set->mode == KDAPL_PLACE_FOLLOW) {
+		/*
+		 * An IPI is in flight, maybe to a CPU the queue has left: a
+		 * poll elsewhere may have run and finished before it lands,
+		 * and the IPI then schedules nothing new. Process here.
+		 * (Spread mode: the IPI goes to the one CPU that processes,
+		 * whose poll it cannot interleave with.)
+		 */
+		irq_poll_sched(&d->iop);
 	}
 out:
 	put_cpu();
@@ -520,6 +539,10 @@ void kdapl_dispatch_stop(struct kdapl_dispatch *d)
 	synchronize_rcu();
 	while (test_bit(KDAPL_DISPATCH_IPI, &d->flags))
 		usleep_range(100, 200);
+	/* No poll is scheduled or can be after this... */
 	irq_poll_disable(&d->iop);
+	/* ...but the last one may still be finishing after its complete. */
+	while (test_bit(KDAPL_DISPATCH_POLLING, &d->flags))
+		usleep_range(100, 200);
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_dispatch_stop, KDAPL_INTERNAL);

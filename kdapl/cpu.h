@@ -29,7 +29,9 @@
  *	is below KDAPL_LOAD_LOW or KDAPL_LOAD_MARGIN lighter than the
  *	queue's. A queue moves at most once per load window, and at most
  *	one queue moves to a CPU per window, so the load measured after a
- *	move includes it.
+ *	move includes it. The choice is made when a kick schedules the
+ *	processing: a queue that never drains (every poll uses its whole
+ *	budget, so no kick schedules it) stays where it runs until it does.
  * KDAPL_PLACE_SPREAD: the seed's strict spreading. The queue is bound to
  *	the slot with the fewest bound queues, ties broken by the fewest
  *	events processed, and every event is processed, every upcall made,
@@ -41,7 +43,8 @@
  *
  * The participating CPUs are the module parameter "cpus" (a cpulist,
  * default: all possible CPUs). A queue's CPU that is offline when an event
- * arrives is replaced by the CPU the event arrives on.
+ * arrives is replaced by the CPU the event arrives on (follow mode: by
+ * the lightest participating CPU if that one does not take part).
  */
 #ifndef KDAPL_CPU_H
 #define KDAPL_CPU_H
@@ -117,7 +120,9 @@ typedef int (*kdapl_dispatch_fn)(struct kdapl_dispatch *d, int budget);
  *	KDAPL_DISPATCH_DEAD (kdapl_dispatch_stop() ran: no more kicks) and
  *	KDAPL_DISPATCH_KICKED (work arrived since the processing function
  *	last started: a kick that lands while the poll is finishing would
- *	otherwise be lost, see dispatch_poll())
+ *	otherwise be lost, see dispatch_poll()) and
+ *	KDAPL_DISPATCH_POLLING (dispatch_poll() runs; cleared as its last
+ *	access to this structure, kdapl_dispatch_stop() waits for it)
  * @set: the provider's CPUs
  * @slot: the CPU this queue is bound to (its completion vector's)
  * @cpu: the CPU that processes it next; @slot's CPU in spread mode,
@@ -143,6 +148,7 @@ struct kdapl_dispatch {
 #define KDAPL_DISPATCH_IPI	0
 #define KDAPL_DISPATCH_DEAD	1
 #define KDAPL_DISPATCH_KICKED	2
+#define KDAPL_DISPATCH_POLLING	3
 
 int kdapl_cpu_init(void);
 void kdapl_cpu_exit(void);

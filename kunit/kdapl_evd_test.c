@@ -329,7 +329,20 @@ static void evd_test_teardown_waits(struct kunit *test)
 	struct rec *r = mk_rec(test, 1);
 	struct kdapl_evd *evd = mk_evd(test, set, 16, DAT_UPCALL_MANY, r,
 				       DAT_EVD_SOFTWARE_FLAG);
+	cpumask_var_t saved, others;
 	int i;
+
+	/*
+	 * This thread watches the first upcall run: not from the EVD's CPU,
+	 * where both upcalls (200 ms of softirq) would run before it looks.
+	 */
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&others, GFP_KERNEL));
+	cpumask_copy(saved, &current->cpus_mask);
+	cpumask_andnot(others, cpu_online_mask, cpumask_of(evd->slot->cpu));
+	KUNIT_ASSERT_FALSE(test, cpumask_empty(others));
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, others), 0);
+	free_cpumask_var(others);
 
 	r->slow = true;
 	KUNIT_ASSERT_EQ(test, post(r->self, 1), DAT_SUCCESS);
@@ -347,6 +360,8 @@ static void evd_test_teardown_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->running), 1);
 	kdapl_evd_destroy(evd);
 	kdapl_cpuset_free(set);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(current, saved), 0);
+	free_cpumask_var(saved);
 }
 
 /* Upcall-safe calls made from inside an upcall on the debug kernel. */
