@@ -42,6 +42,8 @@
 #include <net/ipv6.h>
 #include <net/tcp.h>
 
+#include <kiwarp/reject.h>
+
 #include "kiwarp.h"
 #include "kiwarp_trace.h"
 
@@ -638,7 +640,12 @@ static void kiwarp_connect_work(struct work_struct *work)
 		goto fail;
 	}
 	if (fi.markers || fi.p2p || fi.rev > MPA_REVISION_2) {
-		ret = -ECONNREFUSED;
+		/* our refusal, not the peer consumer's: CONNECT_ERROR */
+		ibdev_info_ratelimited(&cep->kdev->ibdev,
+				       "connect %pISpc: MPA Reply asks for markers %d p2p %d rev %u: refused\n",
+				       &id->m_remote_addr, fi.markers, fi.p2p,
+				       fi.rev);
+		ret = -ECONNABORTED;
 		pd = NULL;
 		goto fail;
 	}
@@ -667,9 +674,20 @@ fail:
 	ibdev_dbg(&cep->kdev->ibdev, "connect: %d\n", ret);
 	if (sock)
 		sock_release(sock);
-	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY,
-			ret == -ECONNREFUSED ? -ECONNREFUSED :
-			(ret == -EAGAIN ? -ETIMEDOUT : ret),
+	/*
+	 * rdma_cm reads -ECONNREFUSED and -ECONNRESET as the peer's reject
+	 * (REJECTED), -ETIMEDOUT as UNREACHABLE, anything else as
+	 * CONNECT_ERROR. Only an MPA reject Reply is a reject; a connection
+	 * reset or closed during the exchange, or a Reply that is no MPA
+	 * frame, is a transport failure.
+	 */
+	if (ret == -EAGAIN)
+		ret = -ETIMEDOUT;
+	else if (ret != -ECONNREFUSED && ret != -ETIMEDOUT)
+		ret = -ECONNABORTED;
+	if (ret != -ECONNREFUSED)
+		pd = NULL;
+	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, ret,
 			pd, pd ? fi.pd_len : 0, 0, 0, NULL, NULL);
 	id->rem_ref(id);
 	kiwarp_qp_put(qp);
@@ -775,7 +793,9 @@ static void kiwarp_passive_work(struct work_struct *work)
 	ret = mpa_negotiate(&cep->req, &pref, &cep->rep);
 	if (ret) {
 		/* markers, or RTR we cannot serve: a clear MPA reject */
-		kiwarp_mpa_send(cep->sock, cep->buf, &cep->rep, NULL, 0);
+		kiwarp_mpa_send(cep->sock, cep->buf, &cep->rep,
+				KIWARP_NONPEER_REJECT,
+				KIWARP_NONPEER_REJECT_LEN);
 		goto drop;
 	}
 	mutex_lock(&l->lock);
@@ -809,7 +829,8 @@ static void kiwarp_passive_work(struct work_struct *work)
 		mutex_unlock(&cep->lock);
 		mutex_unlock(&l->lock);
 		atomic64_inc(&l->kdev->cr_dropped);
-		kiwarp_mpa_reject(cep, NULL, 0);
+		kiwarp_mpa_reject(cep, KIWARP_NONPEER_REJECT,
+				  KIWARP_NONPEER_REJECT_LEN);
 		goto drop;
 	}
 	mutex_unlock(&cep->lock);

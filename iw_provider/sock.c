@@ -37,6 +37,7 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 #include <net/addrconf.h>
+#include <kiwarp/reject.h>
 #include <kiwarp/sock.h>
 
 #include "kiwarp.h"
@@ -873,7 +874,9 @@ static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
 		}
 		break;
 	case KSC_REQUESTED:
-		kiwarp_sock_reject_locked(c, NULL, 0);
+		/* nobody decided: not the consumer's reject */
+		kiwarp_sock_reject_locked(c, KIWARP_NONPEER_REJECT,
+					  KIWARP_NONPEER_REJECT_LEN);
 		break;
 	default:
 		break;	/* bound: the QP goes on; done: nothing left */

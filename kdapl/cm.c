@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
+#include <kiwarp/reject.h>
 #include <kiwarp/sock.h>
 
 #include "ep.h"
@@ -573,13 +574,20 @@ static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
 }
 
-/* A rejection the remote consumer made (not its provider or transport). */
-static bool ep_peer_rejected(struct rdma_cm_id *id, int status)
+/*
+ * A rejection the remote consumer made, not its DAT layer, provider or
+ * transport: a reject (iWARP: an MPA reject Reply, which siw reports as
+ * -ECONNRESET and iw_cm as -ECONNREFUSED; IB: a REJ with the consumer's
+ * reason) without the non-peer marker (include/kiwarp/reject.h).
+ */
+static bool ep_peer_rejected(struct rdma_cm_id *id, int status,
+			     const void *pd, u8 pdlen)
 {
 	if (rdma_protocol_iwarp(id->device, id->port_num))
-		/* siw reports an MPA reject as ECONNRESET, the core ECONNREFUSED */
-		return status == -ECONNRESET || status == -ECONNREFUSED;
-	return status == IB_CM_REJ_CONSUMER_DEFINED;
+		return (status == -ECONNRESET || status == -ECONNREFUSED) &&
+		       !kiwarp_nonpeer_reject(pd, pdlen, false);
+	return status == IB_CM_REJ_CONSUMER_DEFINED &&
+	       !kiwarp_nonpeer_reject(pd, pdlen, true);
 }
 
 /* The connection is gone (peer disconnect, error). */
@@ -705,7 +713,7 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		if (ep_peer_rejected(id, ev->status))
+		if (ep_peer_rejected(id, ev->status, pd, pdlen))
 			ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
 				   DAT_CONNECTION_EVENT_PEER_REJECTED,
 				   KDAPL_EP_ACT_ABORT, pd, pdlen);
@@ -779,9 +787,14 @@ void kdapl_ep_iws_event(struct kdapl_ep *ep,
 			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
 		break;
 	case KIWARP_SOCK_EV_REJECTED:
-		ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
-			   DAT_CONNECTION_EVENT_PEER_REJECTED,
-			   KDAPL_EP_ACT_ABORT, ev->pdata, len);
+		if (kiwarp_nonpeer_reject(ev->pdata, len, false))
+			ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+				   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		else
+			ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
+				   DAT_CONNECTION_EVENT_PEER_REJECTED,
+				   KDAPL_EP_ACT_ABORT, ev->pdata, len);
 		break;
 	case KIWARP_SOCK_EV_FAILED:
 		if (ev->status == -ETIMEDOUT || ev->status == -EHOSTUNREACH ||

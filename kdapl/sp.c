@@ -13,8 +13,10 @@
  * upcall-safe: they claim the CR by removing its handle and leave the
  * rdma_cm calls to the EP's work (accept) or the CR's work (reject).
  *
- * An RSP takes one request; later ones are rejected by returning non-zero
- * from the handler, which makes rdma_cm reject and destroy the new id.
+ * An RSP takes one request; later ones are rejected as not the consumer's
+ * (include/kiwarp/reject.h), and the handler's non-zero return makes
+ * rdma_cm destroy the new id. Every reject kdapl makes on its own is
+ * such a non-peer reject; only dat_cr_reject() is the consumer's.
  * Freeing a PSP stops the listen; requests already handed out and
  * established connections are not affected.
  */
@@ -25,6 +27,7 @@
 #include <linux/slab.h>
 
 #include <rdma/ib_cm.h>
+#include <kiwarp/reject.h>
 
 #include "ep.h"
 #include "evd.h"
@@ -81,11 +84,31 @@ static void kdapl_cr_discard(struct kdapl_cr *cr)
 	kfree(cr);
 }
 
-/* Reject a request and destroy its id. Process context, not the handler. */
+/* The consumer rejects a request: destroy its id. Not from the handler. */
 static void cr_reject_id(struct rdma_cm_id *id, const void *pd, u8 len)
 {
 	rdma_lock_handler(id);
 	rdma_reject(id, pd, len, IB_CM_REJ_CONSUMER_DEFINED);
+	rdma_unlock_handler(id);
+	rdma_destroy_id(id);
+}
+
+/*
+ * kdapl itself refuses a request (a full RSP, a freed service point, no
+ * resources): a reject the requester reads as NON_PEER_REJECTED
+ * (include/kiwarp/reject.h). Caller holds the id's handler mutex.
+ */
+static void cr_reject_nonpeer_locked(struct rdma_cm_id *id)
+{
+	rdma_reject(id, KIWARP_NONPEER_REJECT, KIWARP_NONPEER_REJECT_LEN,
+		    IB_CM_REJ_INVALID_SERVICE_ID);
+}
+
+/* The same from process context, destroying the id. Not the handler. */
+static void cr_reject_nonpeer(struct rdma_cm_id *id)
+{
+	rdma_lock_handler(id);
+	cr_reject_nonpeer_locked(id);
 	rdma_unlock_handler(id);
 	rdma_destroy_id(id);
 }
@@ -177,11 +200,12 @@ reject_child:
 reject:
 	mutex_unlock(&ia->lock);
 	if (cr->cm_id) {
-		cr_reject_id(cr->cm_id, NULL, 0);
+		cr_reject_nonpeer(cr->cm_id);
 		cr->cm_id = NULL;
 	}
 	if (cr->iws)
-		kdapl_iws_reject(cr->iws, NULL, 0);
+		kdapl_iws_reject(cr->iws, KIWARP_NONPEER_REJECT,
+				 KIWARP_NONPEER_REJECT_LEN);
 	kdapl_cr_discard(cr);
 }
 
@@ -314,8 +338,11 @@ int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,
 {
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 0;
-	if (!sp->psp && test_and_set_bit(0, &sp->used))
+	if (!sp->psp && test_and_set_bit(0, &sp->used)) {
+		/* rdma_cm holds the new id's handler mutex for us */
+		cr_reject_nonpeer_locked(id);
 		return -ECONNREFUSED;
+	}
 	return cr_queue(sp, id, ev->param.conn.private_data,
 			ev->param.conn.private_data_len,
 			ev->param.conn.initiator_depth,
@@ -1079,7 +1106,7 @@ DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 			     cr->ord)) {
 			id->context = cr;
 			rdma_unlock_handler(id);
-			cr_reject_id(id, NULL, 0);
+			cr_reject_nonpeer(id);
 			ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 					DAT_RESOURCE_MEMORY);
 		} else {

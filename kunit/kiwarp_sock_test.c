@@ -22,6 +22,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rdma/ib_verbs.h>
+#include <kiwarp/reject.h>
 #include <kiwarp/sock.h>
 
 #include "kiwarp.h"
@@ -813,7 +814,11 @@ static void sock_test_passive_reject(struct kunit *test)
 	sock_release(a->sock);
 	a->sock = NULL;
 
-	/* release() after REQUEST: rejected without private data */
+	/*
+	 * release() after REQUEST: nobody decided, so the reject is not a
+	 * consumer's: its private data is the non-peer marker
+	 * (include/kiwarp/reject.h).
+	 */
 	clear_ev(a);
 	clear_ev(b);
 	pair_hosts(c);
@@ -825,7 +830,8 @@ static void sock_test_passive_reject(struct kunit *test)
 	b->conn = NULL;
 	r = wait_ev(a, KIWARP_SOCK_EV_REJECTED, TMO);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, r->pdata_len, 0);
+	KUNIT_EXPECT_TRUE(test, kiwarp_nonpeer_reject(r->pdata, r->pdata_len,
+						      false));
 }
 
 /* release() of a pending connect gives the socket back as it was */

@@ -25,6 +25,7 @@
 #include <net/sock.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_verbs.h>
+#include <kiwarp/reject.h>
 
 #include "kiwarp.h"
 #include "test_net.h"
@@ -918,18 +919,29 @@ static void wire_bad_fpdu_behind_request(struct kunit *test)
 			 DDP_ECODE_UT_INVALID_MSN, false);
 }
 
-/* A Request asking for markers gets an MPA reject and no connection */
+/*
+ * A Request asking for markers gets an MPA reject and no connection. The
+ * reject is kiwarp's own, not a consumer's: its private data is the
+ * non-peer marker (include/kiwarp/reject.h; issue 15 item 5).
+ */
 static void wire_markers_rejected(struct kunit *test)
 {
 	struct wire_ctx *c = test->priv;
 	struct mpa_frame_info fi = { .kind = MPA_KIND_REPLY };
-	u8 rep[MPA_RR_HDR_LEN];
+	u8 rep[MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN + MPA_MAX_PRIVDATA];
+	u16 total = 0;
 
 	KUNIT_ASSERT_EQ(test, wire_connect(c, 19011, false, true, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, rep, sizeof(rep)), 0);
-	KUNIT_ASSERT_EQ(test, mpa_frame_decode_header(rep, sizeof(rep), &fi,
-						      NULL), 0);
+	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, rep, MPA_RR_HDR_LEN), 0);
+	KUNIT_ASSERT_EQ(test, mpa_frame_decode_header(rep, MPA_RR_HDR_LEN,
+						      &fi, &total), 0);
 	KUNIT_EXPECT_TRUE(test, fi.reject);
+	KUNIT_ASSERT_LE(test, (size_t)total, sizeof(rep) - MPA_RR_HDR_LEN);
+	KUNIT_ASSERT_EQ(test, raw_recv(c->sock, rep + MPA_RR_HDR_LEN, total),
+			0);
+	KUNIT_EXPECT_TRUE(test, kiwarp_nonpeer_reject(rep + MPA_RR_HDR_LEN +
+						      total - fi.pd_len,
+						      fi.pd_len, false));
 	KUNIT_EXPECT_FALSE(test, test_bit(RDMA_CM_EVENT_CONNECT_REQUEST,
 					  &c->events));
 }

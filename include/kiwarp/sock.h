@@ -179,7 +179,8 @@ struct kiwarp_sock_param {
  *	handler call after it returns, @conn is freed. Before the socket
  *	became kiwarp's (connect pending, listen before REQUEST): it is given
  *	back (returns true). After REQUEST without accept/reject: rejected
- *	and closed. After ESTABLISHED: the connection goes on, owned by the
+ *	with the non-peer marker as private data (kiwarp/reject.h) and
+ *	closed. After ESTABLISHED: the connection goes on, owned by the
  *	QP (destroy_qp or a close tears it down and releases the socket),
  *	only the events stop. Return: whether the socket went back to the
  *	consumer. Context: process, not from this connection's handler.
