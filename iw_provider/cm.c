@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/inetdevice.h>
 #include <linux/tcp.h>
+#include <linux/wait_bit.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
@@ -390,10 +391,10 @@ out:
  * kiwarp_qp_down_work() - tear the QP's connection down.
  * @work: qp->down_work, queued once per connection by kiwarp_qp_error()
  *
- * Stops the socket callbacks and both works, releases the socket (a
- * reset when qp->abort, else after shutting both halves down), flushes
- * the queues and tells the connection's owner (conn_ops->down), which
- * drops its reference.
+ * Lets a pending TERMINATE go out, stops the socket callbacks and both
+ * works, releases the socket (a reset when qp->abort, else after shutting
+ * both halves down), flushes the queues and tells the connection's owner
+ * (conn_ops->down), which drops its reference.
  */
 void kiwarp_qp_down_work(struct work_struct *work)
 {
@@ -405,6 +406,14 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	void *priv;
 	int status;
 
+	/*
+	 * A TERMINATE queued for the TX work goes out first (siw, too, sends
+	 * a pending one before it drops the connection). Bounded: a TX work
+	 * stuck on a peer that stopped reading is freed only by the reset
+	 * below, and such a peer would not read the TERMINATE either.
+	 */
+	wait_var_event_timeout(&qp->term_sending, !kiwarp_qp_term_busy(qp),
+			       msecs_to_jiffies(KIWARP_TERM_WAIT_MS));
 	mutex_lock(&qp->conn_lock);
 	sock = qp->sock;
 	if (!sock) {

@@ -475,6 +475,10 @@ struct kiwarp_qp {
 	enum kiwarp_qp_state state;
 	bool conn_up;
 	bool term_pending;	/* TERMINATE to send */
+	bool term_sending;	/* the TX work sends it now: set under
+				 * state_lock, cleared with a release
+				 * and wake_up_var() once TCP has it
+				 */
 	u8 term_layer;
 	u8 term_etype;
 	u8 term_ecode;
@@ -621,6 +625,18 @@ int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
 void kiwarp_qp_error(struct kiwarp_qp *qp);
 void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status);
 void kiwarp_qp_close_timeout(struct work_struct *work);
+void kiwarp_qp_sqe(struct kiwarp_qp *qp);
+
+/* How long a teardown waits for a queued TERMINATE to be sent. */
+#define KIWARP_TERM_WAIT_MS	250
+
+/* Is a TERMINATE queued or being handed to TCP? (kiwarp_qp_down_work) */
+static inline bool kiwarp_qp_term_busy(struct kiwarp_qp *qp)
+{
+	return READ_ONCE(qp->term_pending) ||
+	       smp_load_acquire(&qp->term_sending);	/* pairs: tx.c */
+}
+
 void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 			 u8 ecode);
 void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,

@@ -271,22 +271,18 @@ void kiwarp_qp_close_timeout(struct work_struct *work)
 	kiwarp_qp_put(qp);
 }
 
-/**
- * kiwarp_qp_terminate() - a protocol error: send TERMINATE, then ERROR.
- * @qp: the QP
- * @layer: TERM_LAYER_*
- * @etype: error type of that layer
- * @ecode: error code
- *
- * Context: any (the RX work). Only the first error is reported.
+/*
+ * Queue a TERMINATE for the TX work, then ERROR; the teardown lets the TX
+ * work send it first (kiwarp_qp_down_work). @status: why the connection
+ * goes down.
  */
-void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
-			 u8 ecode)
+static void __kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
+				  u8 ecode, int status)
 {
 	unsigned long flags;
 	bool kick = false;
 
-	kiwarp_qp_down_status(qp, -EPROTO);
+	kiwarp_qp_down_status(qp, status);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->conn_up &&
 	    !kiwarp_qp_set_state_locked(qp, KIWARP_QPS_TERMINATE) &&
@@ -298,13 +294,45 @@ void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 		kick = true;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	qp->stats.errors++;
 	ibdev_dbg(qp->ibqp.device, "qp %u: terminate layer %u etype %u ecode %u\n",
 		  qp->ibqp.qp_num, layer, etype, ecode);
 	if (kick)
 		kiwarp_qp_kick_tx(qp);
 	else
 		kiwarp_qp_error(qp);
+}
+
+/**
+ * kiwarp_qp_terminate() - a protocol error: send TERMINATE, then ERROR.
+ * @qp: the QP
+ * @layer: TERM_LAYER_*
+ * @etype: error type of that layer
+ * @ecode: error code
+ *
+ * Context: the RX or TX work (stats). Only the first error is reported.
+ */
+void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
+			 u8 ecode)
+{
+	qp->stats.errors++;
+	__kiwarp_qp_terminate(qp, layer, etype, ecode, -EPROTO);
+}
+
+/**
+ * kiwarp_qp_sqe() - the consumer's Terminate (modify_qp to SQE)
+ * @qp: the QP, in RTS
+ *
+ * The peer is told with a TERMINATE (RDMAP, local catastrophic error,
+ * code unspecified, as siw sends), then the connection ends, aborted by
+ * the consumer: no error of the QP's (qp_errors), -ECONNABORTED as the
+ * reason.
+ *
+ * Context: process context (modify_qp).
+ */
+void kiwarp_qp_sqe(struct kiwarp_qp *qp)
+{
+	__kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+			      RDMAP_ECODE_UNSPECIFIED, -ECONNABORTED);
 }
 
 static bool kiwarp_sqe_signaled(struct kiwarp_qp *qp, struct kiwarp_swqe *w)
@@ -607,9 +635,7 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 * without a connection it is the same as ERROR.
 		 */
 		if (kiwarp_qp_state(qp) == KIWARP_QPS_RTS) {
-			kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
-					    RDMAP_ETYPE_CATASTROPHIC,
-					    RDMAP_ECODE_UNSPECIFIED);
+			kiwarp_qp_sqe(qp);
 			break;
 		}
 		fallthrough;

@@ -24,6 +24,8 @@
  * SQ order (qp.c).
  */
 
+#include <linux/wait_bit.h>
+
 #include "kiwarp.h"
 #include "kiwarp_trace.h"
 
@@ -420,6 +422,7 @@ void kiwarp_tx_work(struct work_struct *work)
 		up = qp->conn_up;
 		term = qp->term_pending;
 		qp->term_pending = false;
+		qp->term_sending = term && up;
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 
 		if (!up) {
@@ -433,6 +436,9 @@ void kiwarp_tx_work(struct work_struct *work)
 		}
 		if (term) {
 			kiwarp_tx_terminate(qp);
+			/* in TCP's hands now: the teardown may go on */
+			smp_store_release(&qp->term_sending, false);
+			wake_up_var(&qp->term_sending);
 			kiwarp_qp_error(qp);
 			break;
 		}

@@ -964,6 +964,73 @@ static void wire_sqe_sends_terminate(struct kunit *test)
 }
 
 /*
+ * The consumer's SQE and, at once, ERROR (a drain): the TERMINATE must
+ * still reach the peer before the connection ends, as siw sends a
+ * pending one before it drops the connection (issue 15 item 3). Before,
+ * the teardown could shut the socket before the TX work sent it. A
+ * terminate the consumer asked for is no error of the QP's: the port's
+ * qp_errors counter stays put. (A guard: the race was not always lost.)
+ */
+static void wire_sqe_then_err_sends_terminate(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQE };
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19020, false, false, RW, 1), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	qa.qp_state = IB_QPS_ERR;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	wire_expect_term(c, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+			 RDMAP_ECODE_UNSPECIFIED, false);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.errors, 0U);
+}
+
+/*
+ * A graceful close that a drain turns into ERROR (a ULP's rdma_disconnect
+ * then ib_drain_qp): a Send that completed is in TCP's send queue, the
+ * peer has not read it yet. CLOSING to ERROR keeps the FIN: the peer
+ * reads the Send's FPDU, then the end of the stream, not a reset that
+ * would throw the completed Send away (issue 15 item 3; the regression
+ * fixed in 17fe785 had no case).
+ */
+static void wire_closing_err_keeps_sent_data(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.wr_id = 7, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
+	};
+	const struct ib_send_wr *bad;
+	struct msghdr msg = {};
+	struct ddp_hdr h;
+	struct ib_wc wc;
+	struct kvec iov;
+	u8 b;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19021, false, false, RW, 0), 0);
+	sge.addr = c->mr->iova;
+	sge.length = 64;
+	sge.lkey = c->mr->lkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp, &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	/* the peer has read nothing yet: the Send is in TCP's queues */
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	qa.qp_state = IB_QPS_ERR;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, wire_recv_hdr(c, false, &h), 0);
+	KUNIT_EXPECT_EQ(test, h.opcode, RDMAP_SEND);
+	c->sock->sk->sk_rcvtimeo = TMO;
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(c->sock, &msg, &iov, 1, 1, 0), 0);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+}
+
+/*
  * An abortive close (the consumer's QP to ERROR, what iw_cm does for an
  * abrupt disconnect) resets the TCP connection: the peer reads
  * ECONNRESET, not the end of a stream (a FIN) (issue 15, item 3).
@@ -1006,6 +1073,8 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_bad_fpdu_behind_request),
 	KUNIT_CASE(wire_sqe_sends_terminate),
 	KUNIT_CASE(wire_abort_sends_rst),
+	KUNIT_CASE(wire_sqe_then_err_sends_terminate),
+	KUNIT_CASE(wire_closing_err_keeps_sent_data),
 	{}
 };
 
