@@ -56,7 +56,8 @@ interleave() {
 }
 
 # --profile: the command under perf (cpu-clock samples of every CPU, call
-# graphs); its report, kernel and modules included, to profile-<tag>.txt
+# graphs); its report, kernel and modules included, to profile-<tag>.txt:
+# self time per symbol, then inclusive time (callees included)
 profile_cmd() {
 	local tag data
 	tag=$(echo "$*" | sed -n 's/.*tag=\([^ ]*\).*/\1/p')
@@ -69,6 +70,12 @@ profile_cmd() {
 	cat "$CTL" >>"$RAW"
 	perf report -q -i "$data" --stdio --no-children --sort sym \
 		--percent-limit 0.5 -g none >"$OUT/profile-$tag.txt" 2>&1
+	# and with callees' samples included (inclusive time per function)
+	{
+		echo "# inclusive (children), symbols of 0.3% and more"
+		perf report -q -i "$data" --stdio --children --sort sym \
+			--percent-limit 0.3 -g none 2>&1
+	} >>"$OUT/profile-$tag.txt"
 	# TCP's trouble during the command (drops, time-outs), both hosts
 	{
 		echo "# nstat, root namespace"
