@@ -111,21 +111,6 @@ static DAT_DTO_COMPLETION_STATUS wc_status(enum ib_wc_status s)
 	}
 }
 
-/* Give a context back and drop the LMRs it held. Any context. */
-static void wr_put(struct kdapl_ep *ep, struct kdapl_wr *wr)
-{
-	unsigned long flags;
-	u32 i;
-
-	for (i = 0; i < wr->nlmr; i++)
-		kdapl_lmr_put(wr->lmrs[i]);
-	wr->nlmr = 0;
-	spin_lock_irqsave(&ep->lock, flags);
-	wr->next = ep->free_wr;
-	ep->free_wr = wr - ep->wrs;
-	spin_unlock_irqrestore(&ep->lock, flags);
-}
-
 /* Whether sequence number @a comes before @b (they wrap). */
 static bool seq_before(u32 a, u32 b)
 {
@@ -248,6 +233,7 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 succeeded = U32_MAX;
 	unsigned long flags;
 	bool silent, quiet;
+	u32 i;
 
 	d->ep_handle = kdapl_obj_handle(&ep->base);
 	d->user_cookie = wr->cookie;
@@ -261,6 +247,10 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	quiet = wr->quiet;
 	trace_kdapl_dto_done(d->ep_handle, wr->op, wr->cookie.as_64, d->status,
 			     d->transfered_length);
+	for (i = 0; i < wr->nlmr; i++)
+		kdapl_lmr_put(wr->lmrs[i]);
+	wr->nlmr = 0;
+	/* one section: the counters, the unsignaled ones, the context back */
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->completed++;
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -270,15 +260,16 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wr->unsignaled)
 			unsig_unlink(ep, wr);
 	}
+	wr->next = ep->free_wr;
+	ep->free_wr = wr - ep->wrs;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (succeeded != U32_MAX)
 		unsig_put_chain(ep, succeeded);
-	wr_put(ep, wr);
 	/* DAT_COMPLETION_SUPPRESS_FLAG: no event for a success */
 	if (!silent && quiet)
 		kdapl_evd_queue_quiet(evd, &ev);
 	else if (!silent)
-		kdapl_evd_queue(evd, &ev, false);
+		kdapl_evd_deliver(evd, &ev);
 	/*
 	 * An error that is not a flush ends the connection, reported after
 	 * the completion that says why. The EP is still there: its free

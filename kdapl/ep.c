@@ -379,7 +379,7 @@ static void kdapl_ep_release(struct kdapl_hobj *h)
 
 	WARN_ON_ONCE(ep->qp || ep->cm_id || ep->wrs || ep->iws);
 	kdapl_obj_put(&ep->base.ia->base);
-	kfree(ep);
+	kfree_rcu(ep, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 /* Drop the EP's hold on an EVD or PZ. */

@@ -264,7 +264,7 @@ static void evd_release(struct kdapl_hobj *h)
 	struct kdapl_evd *evd = container_of(h, struct kdapl_evd, base.hobj);
 
 	kvfree(evd->ring);
-	kfree(evd);
+	kfree_rcu(evd, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 /**
@@ -493,19 +493,18 @@ DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 }
 EXPORT_SYMBOL_NS_GPL(kdapl_evd_post, KDAPL_INTERNAL);
 
-static DAT_RETURN evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
-			    bool kick, bool quiet)
+/* Queue @event; caller holds evd->lock. Returns whether to report. */
+static bool evd_queue_locked(struct kdapl_evd *evd, const DAT_EVENT *event,
+			     bool quiet, DAT_RETURN *ret)
 {
 	bool report = false;
-	unsigned long flags;
-	DAT_RETURN ret = DAT_SUCCESS;
 
-	spin_lock_irqsave(&evd->lock, flags);
+	*ret = DAT_SUCCESS;
 	if (evd->count == evd->qlen) {
 		evd->overflows++;
 		report = !evd->overflowed;
 		evd->overflowed = true;
-		ret = DAT_ERROR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+		*ret = DAT_ERROR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	} else {
 		DAT_EVENT *slot = &evd->ring[(evd->head + evd->count) %
 					     evd->qlen];
@@ -517,6 +516,18 @@ static DAT_RETURN evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 		/* an event that notifies carries the quiet ones before it */
 		evd->quiet = quiet ? evd->quiet + 1 : 0;
 	}
+	return report;
+}
+
+static DAT_RETURN evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			    bool kick, bool quiet)
+{
+	unsigned long flags;
+	DAT_RETURN ret;
+	bool report;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	report = evd_queue_locked(evd, event, quiet, &ret);
 	kick = kick && evd->policy != DAT_UPCALL_DISABLE &&
 	       evd->policy != DAT_UPCALL_TEARDOWN;
 	spin_unlock_irqrestore(&evd->lock, flags);
@@ -542,6 +553,57 @@ DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 			   bool kick)
 {
 	return evd_queue(evd, event, kick, false);
+}
+
+/**
+ * kdapl_evd_deliver() - an event of the EVD's own processing, to the upcall
+ * @evd: the EVD
+ * @event: the event; its evd_handle is set here
+ *
+ * With nothing queued and an upcall that takes each event
+ * (DAT_UPCALL_SINGLE_INSTANCE, DAT_UPCALL_MANY), @event goes straight to
+ * the upcall, with more_events false: no copy through the ring and one
+ * lock section fewer. Otherwise it is queued behind the others, and the
+ * processing delivers it before it returns (as kdapl_evd_queue() without
+ * a kick). Either way the EVD's events keep their order: a direct one is
+ * made only when none is queued, from the EVD's single processing
+ * instance.
+ *
+ * Return: as kdapl_evd_post().
+ * Context: the EVD's processing function (its dispatch, softirq).
+ */
+DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event)
+{
+	DAT_UPCALL_OBJECT upcall;
+	unsigned long flags;
+	DAT_RETURN ret;
+	bool report;
+
+	event->evd_handle = kdapl_obj_handle(&evd->base);
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count || !evd->upcall.upcall_func ||
+	    (evd->policy != DAT_UPCALL_SINGLE_INSTANCE &&
+	     evd->policy != DAT_UPCALL_MANY)) {
+		report = evd_queue_locked(evd, event, false, &ret);
+		spin_unlock_irqrestore(&evd->lock, flags);
+		if (report)
+			report_overflow(evd);
+		return ret;
+	}
+	upcall = evd->upcall;
+	evd->posted++;
+	evd->upcalls_running++;
+	evd->upcalls++;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	trace_kdapl_upcall(event->evd_handle, event->event_number, DAT_FALSE);
+	upcall.upcall_func(upcall.instance_data, event, DAT_FALSE);
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (!--evd->upcalls_running)
+		wake_up(&evd->wq);
+	spin_unlock_irqrestore(&evd->lock, flags);
+	return DAT_SUCCESS;
 }
 
 /**

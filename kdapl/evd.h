@@ -103,6 +103,7 @@ void kdapl_evd_destroy_ia(struct kdapl_ia *ia);
 DAT_RETURN kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
 DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 			   bool kick);
+DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event);
 /*
  * Queue @event without notification (DAT_COMPLETION_UNSIGNALLED_FLAG): no
  * upcall is made for it until a later event notifies. Any context.

@@ -302,17 +302,21 @@ struct kdapl_hobj *kdapl_hobj_get(struct kdapl_htable *tbl, void *handle,
 {
 	struct kdapl_hobj *obj;
 	enum kdapl_htype htype;
-	unsigned long flags;
 	u32 index;
 
 	if (!kdapl_handle_decode(tbl, handle, &index, &htype) || htype != type)
 		return NULL;
 
-	xa_lock_irqsave(&tbl->xa, flags);
+	/*
+	 * No lock on the DTO path: the object's memory lives an RCU grace
+	 * period past its last reference (struct kdapl_hobj), so a lookup
+	 * that races with the last put finds the count at zero and fails.
+	 */
+	rcu_read_lock();
 	obj = xa_load(&tbl->xa, index);
 	if (obj && (obj->type != type || !kref_get_unless_zero(&obj->ref)))
 		obj = NULL;
-	xa_unlock_irqrestore(&tbl->xa, flags);
+	rcu_read_unlock();
 
 	return obj;
 }

@@ -95,6 +95,10 @@ enum kdapl_htype {
  *   @release therefore runs in whatever context the last put happens in
  *   and must not sleep; an object that needs to sleep to be torn down
  *   should do that before kdapl_hobj_remove() or defer it to a workqueue.
+ * - kdapl_hobj_get() looks up under RCU, without the table's lock: the
+ *   memory of an object must outlive an RCU grace period after its last
+ *   reference. @release frees it with kfree_rcu() on @rcu (or an RCU
+ *   deferral of its own).
  * - The object's own state is protected by its own locks, not by the
  *   table.
  */
@@ -103,6 +107,7 @@ struct kdapl_hobj {
 	u32 index;
 	struct kref ref;
 	void (*release)(struct kdapl_hobj *obj);
+	struct rcu_head rcu;
 };
 
 /**

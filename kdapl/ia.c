@@ -91,7 +91,7 @@ static void kdapl_ia_release(struct kdapl_hobj *h)
 		kdapl_obj_put(&ia->async_evd->base);
 	kdapl_provider_put(ia->prov);
 	mutex_destroy(&ia->lock);
-	kfree(ia);
+	kfree_rcu(ia, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 /**

@@ -286,6 +286,13 @@ int kdapl_lmr_post_pending(struct kdapl_pz *pz, struct ib_qp *qp)
 	unsigned long flags;
 	int err = 0;
 
+	/*
+	 * Nothing to post (the DTO path, nearly always): no lock, no walk.
+	 * An LMR that became PENDING before the caller's post was made
+	 * visible by its creator's unlock of @lmr_lock.
+	 */
+	if (!READ_ONCE(pz->reg_todo))
+		return 0;
 	spin_lock_irqsave(&pz->lmr_lock, flags);
 	list_for_each_entry(lmr, &pz->lmrs, pz_node) {
 		bool stale = lmr->reg == KDAPL_LMR_REG_STALE;
@@ -318,6 +325,8 @@ int kdapl_lmr_post_pending(struct kdapl_pz *pz, struct ib_qp *qp)
 		lmr->reg_inv = stale;
 		lmr->reg_seq = atomic64_inc_return(&kdapl_lmr_seq);
 	}
+	if (!err)	/* every one posted: none left until one changes */
+		WRITE_ONCE(pz->reg_todo, false);
 	spin_unlock_irqrestore(&pz->lmr_lock, flags);
 	return err;
 }
@@ -361,6 +370,8 @@ void kdapl_lmr_wc(struct kdapl_pz *pz, const struct ib_wc *wc)
 			next = oldest->reg_inv ? KDAPL_LMR_REG_STALE :
 						 KDAPL_LMR_REG_PENDING;
 		WRITE_ONCE(oldest->reg, next);
+		if (next == KDAPL_LMR_REG_STALE || next == KDAPL_LMR_REG_PENDING)
+			WRITE_ONCE(pz->reg_todo, true);
 		oldest->reg_qp = NULL;
 	}
 	spin_unlock_irqrestore(&pz->lmr_lock, flags);
@@ -401,6 +412,8 @@ void kdapl_lmr_qp_gone(struct kdapl_pz *pz, struct ib_qp *qp)
 			woke = true;
 		}
 	}
+	if (woke)
+		WRITE_ONCE(pz->reg_todo, true);
 	spin_unlock_irqrestore(&pz->lmr_lock, flags);
 	if (woke)
 		wake_up_all(&kdapl_lmr_wq);
@@ -834,6 +847,8 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	kdapl_hobj_ref(&pz->base.hobj);
 	spin_lock_irq(&pz->lmr_lock);
 	list_add_tail(&lmr->pz_node, &pz->lmrs);
+	if (lmr->reg == KDAPL_LMR_REG_PENDING)
+		WRITE_ONCE(pz->reg_todo, true);
 	spin_unlock_irq(&pz->lmr_lock);
 	mutex_unlock(&ia->lock);
 

@@ -22,7 +22,7 @@ static void kdapl_pz_release(struct kdapl_hobj *h)
 
 	WARN_ON_ONCE(pz->pd);
 	kdapl_obj_put(&pz->base.ia->base);
-	kfree(pz);
+	kfree_rcu(pz, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 static struct kdapl_pz *kdapl_pz_get(DAT_PZ_HANDLE handle)

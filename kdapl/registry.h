@@ -123,6 +123,10 @@ enum kdapl_ia_state {
  *	lmr.h); taken irqsave, inside ia->lock and the endpoint's locks
  * @lmrs: the PZ's LMRs whose handles exist (struct kdapl_lmr.pz_node);
  *	changed under ia->lock and @lmr_lock, read under either
+ * @reg_todo: an LMR on @lmrs may be PENDING or STALE (a registration to
+ *	post): set under @lmr_lock whenever one becomes so, cleared there
+ *	by kdapl_lmr_post_pending() once none is; read without the lock by
+ *	the DTO path, which skips the walk while it is false
  */
 struct kdapl_pz {
 	struct kdapl_obj base;
@@ -131,6 +135,7 @@ struct kdapl_pz {
 	atomic_t users;
 	spinlock_t lmr_lock;	/* see above */
 	struct list_head lmrs;
+	bool reg_todo;
 };
 
 /* registry.c */

@@ -68,7 +68,7 @@ static void kdapl_cr_release(struct kdapl_hobj *h)
 		kdapl_obj_put(&cr->ep->base);
 	kdapl_obj_put(&cr->sp->base);
 	kdapl_obj_put(&cr->base.ia->base);
-	kfree(cr);
+	kfree_rcu(cr, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 /* Free a CR that never got a handle. */
@@ -390,7 +390,7 @@ static void kdapl_sp_release(struct kdapl_hobj *h)
 
 	WARN_ON_ONCE(sp->cm_id || sp->ep || sp->iws);
 	kdapl_obj_put(&sp->base.ia->base);
-	kfree(sp);
+	kfree_rcu(sp, base.hobj.rcu);	/* handle lookups run under RCU */
 }
 
 /**

@@ -48,7 +48,7 @@ static void kht_release(struct kdapl_hobj *hobj)
 
 	o->magic = KHT_DEAD;
 	atomic_inc(o->released);
-	kfree(o);
+	kfree_rcu(o, hobj.rcu);	/* lookups run under RCU */
 }
 
 static struct kht_obj *kht_alloc(atomic_t *released, gfp_t gfp)

@@ -8,13 +8,16 @@
 # (tools/bench).
 #
 #   scripts/bench.sh [--quick] [--flavour perf|debug] [--profile REGEX]
-#                    [--topology a|b|both]
+#                    [--only REGEX] [--topology a|b|both]
 #
 # --quick: three short rounds per figure (a smoke test of the harness,
 # numbers not meaningful). --flavour debug: the debug kernel
 # (numbers not meaningful either). --profile REGEX: only the commands
 # matching REGEX (e.g. 'ours.write.65536'), each under `perf record -a
 # -g` in the guest; build/bench/profile-<tag>.txt get perf's report.
+# --only REGEX: run only the commands matching REGEX (an extended regex
+# on the command line as the guest writes it, "... tag=<tag> reps=1"),
+# with the full rounds: a before/after of a few figures.
 # Documentation/performance.rst.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,14 +25,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 flavour=perf
 quick=0
 profile=
+only=
 topo=both
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
 	--flavour) flavour=$2; shift ;;
 	--profile) profile=$2; shift; topo=a ;;
+	--only) only=$2; shift ;;
 	--topology) topo=$2; shift ;;
-	*) echo "usage: $0 [--quick] [--flavour perf|debug] [--profile REGEX] [--topology a|b|both]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--quick] [--flavour perf|debug] [--profile REGEX] [--only REGEX] [--topology a|b|both]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -84,6 +89,9 @@ if [ -n "$kargs" ]; then
 	echo "KIWARP_ARGS=\"$kargs\"" >>"$run/bench.conf"
 fi
 
+if [ -n "$only" ] && [ -z "$profile" ]; then
+	printf 'ONLY=%s\n' "'$only'" >>"$run/bench.conf"
+fi
 if [ -n "$profile" ]; then
 	printf 'ONLY=%s\nPROFILE=1\n' "'$profile'" >>"$run/bench.conf"
 	rm -f "$run"/out/profile-*.txt
