@@ -265,11 +265,18 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (succeeded != U32_MAX)
 		unsig_put_chain(ep, succeeded);
-	/* DAT_COMPLETION_SUPPRESS_FLAG: no event for a success */
+	/*
+	 * DAT_COMPLETION_SUPPRESS_FLAG: no event for a success. An error
+	 * that breaks the connection is queued, not delivered at once: the
+	 * upcall must find the EP broken (below), as it always did.
+	 */
 	if (!silent && quiet)
 		kdapl_evd_queue_quiet(evd, &ev);
-	else if (!silent)
+	else if (!silent && (wc->status == IB_WC_SUCCESS ||
+			     wc->status == IB_WC_WR_FLUSH_ERR))
 		kdapl_evd_deliver(evd, &ev);
+	else if (!silent)
+		kdapl_evd_queue(evd, &ev, false);
 	/*
 	 * An error that is not a flush ends the connection, reported after
 	 * the completion that says why. The EP is still there: its free

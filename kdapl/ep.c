@@ -1011,8 +1011,9 @@ EXPORT_SYMBOL_GPL(dat_ep_get_status);
  * The connection's cm_id and QP go (outstanding work is flushed) and a
  * fresh QP is created. A no-op on an UNCONNECTED EP.
  *
- * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_STATE,
- * DAT_INSUFFICIENT_RESOURCES (the EP is then UNCONFIGURED).
+ * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_STATE (also from
+ * an upcall or other atomic context), DAT_INSUFFICIENT_RESOURCES (the EP
+ * is then UNCONFIGURED).
  * Context: process context; sleeps.
  */
 DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
@@ -1023,6 +1024,10 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 
 	if (!ep)
 		return bad_ep();
+	if (!in_task()) {	/* it sleeps: not from an upcall */
+		kdapl_obj_put(&ep->base);
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	}
 	ia = ep->base.ia;
 	/* Work the old connection queued must not act on the new one. */
 	flush_work(&ep->work);

@@ -175,11 +175,14 @@ static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 			continue;
 		}
 		for (i = 0; i < n; i++) {
+			/* kdapl_evd_deliver(): no more in hand after this one */
+			evd->poll_last = i + 1 == n;
 			if (wcs[i].wr_id < KDAPL_WR_ID_INTERNAL_LIMIT)
 				kdapl_cq_internal_wc(&wcs[i]);
 			else
 				wcs[i].wr_cqe->done(cq, &wcs[i]);
 		}
+		evd->poll_last = false;
 		polled += n;
 	}
 	rcu_read_unlock();
@@ -560,13 +563,15 @@ DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
  * @evd: the EVD
  * @event: the event; its evd_handle is set here
  *
- * With nothing queued and an upcall that takes each event
+ * With nothing queued, no other completion of this poll in hand
+ * (evd->poll_last), and an upcall that takes each event
  * (DAT_UPCALL_SINGLE_INSTANCE, DAT_UPCALL_MANY), @event goes straight to
- * the upcall, with more_events false: no copy through the ring and one
- * lock section fewer. Otherwise it is queued behind the others, and the
- * processing delivers it before it returns (as kdapl_evd_queue() without
- * a kick). Either way the EVD's events keep their order: a direct one is
- * made only when none is queued, from the EVD's single processing
+ * the upcall, with more_events false as it would have been: no copy
+ * through the ring and one lock section fewer. Otherwise it is queued
+ * behind the others, and the processing delivers it before it returns
+ * (as kdapl_evd_queue() without a kick), with more_events true while
+ * others follow. Either way the EVD's events keep their order: a direct
+ * one is made only when none is queued, from the EVD's single processing
  * instance.
  *
  * Return: as kdapl_evd_post().
@@ -581,7 +586,7 @@ DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event)
 
 	event->evd_handle = kdapl_obj_handle(&evd->base);
 	spin_lock_irqsave(&evd->lock, flags);
-	if (evd->count || !evd->upcall.upcall_func ||
+	if (evd->count || !evd->poll_last || !evd->upcall.upcall_func ||
 	    (evd->policy != DAT_UPCALL_SINGLE_INSTANCE &&
 	     evd->policy != DAT_UPCALL_MANY)) {
 		report = evd_queue_locked(evd, event, false, &ret);

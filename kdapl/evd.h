@@ -53,6 +53,8 @@ struct kdapl_cpuset;
  *	access rule, registry.h) by dat_evd_free(), an abrupt close or
  *	the device's removal. Polled only by @dispatch.
  * @cqe: the CQ's size
+ * @poll_last: the completion @dispatch hands to its done function is the
+ *	last of those it polled (kdapl_evd_deliver()); @dispatch's alone
  */
 struct kdapl_evd {
 	struct kdapl_obj base;
@@ -78,6 +80,7 @@ struct kdapl_evd {
 	struct list_head node;
 	struct ib_cq *cq;
 	int cqe;
+	bool poll_last;
 };
 
 /*

@@ -2,13 +2,15 @@
 /*
  * kdapl typed handle table; see handle.h for the object lifetime rules.
  *
- * Lookups and removals take the XArray's lock with interrupts saved and
- * disabled, so a handle can be resolved from any context (an event
- * upcall in hard or soft IRQ as well as a consumer call in process
- * context) and a lookup can never race with the erase in
- * kdapl_hobj_remove(): once the erase has been done under the lock, no
- * lookup can find the object, and any lookup done before it already holds
- * its reference.
+ * Lookups run under RCU without a lock, so a handle can be resolved from
+ * any context (an event upcall in hard or soft IRQ as well as a consumer
+ * call in process context) at the cost of a load and an atomic. Removals
+ * and additions take the XArray's lock with interrupts saved and
+ * disabled. A lookup that read the entry before kdapl_hobj_remove()
+ * erased it may take its reference after the removal returned: that
+ * reference behaves like one taken just before (it keeps the memory, not
+ * the handle). Whether a handle is still valid is kdapl_hobj_present()'s
+ * to say, under the caller's own lock.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

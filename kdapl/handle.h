@@ -79,15 +79,15 @@ enum kdapl_htype {
  *
  * - kdapl_hobj_add() sets the count to 1. That reference belongs to the
  *   creator and stands for the handle the consumer holds.
- * - kdapl_hobj_get() takes a further reference, under the table's
- *   xa_lock (irqsave), only while the index is still in the table and the
- *   count is not zero. A reference keeps the memory alive; it does not
- *   keep the handle valid.
+ * - kdapl_hobj_get() takes a further reference, under RCU, only while the
+ *   index maps to the object and the count is not zero. A reference keeps
+ *   the memory alive; it does not keep the handle valid.
  * - Freeing a handle is kdapl_hobj_remove() followed by kdapl_hobj_put()
  *   of the creator's reference, in that order. Only the caller for whom
  *   kdapl_hobj_remove() returned true may drop the creator's reference.
- *   After the erase no new lookup can succeed; lookups already done keep
- *   their references, and @release runs when the last one is put.
+ *   A lookup that starts after the erase fails; one that read the entry
+ *   before it may still get its reference (as if it had run just before);
+ *   @release runs when the last reference is put.
  * - The last reference must never be dropped while the object is still
  *   in the table.
  * - kdapl_hobj_get(), kdapl_hobj_put(), kdapl_hobj_remove() and

@@ -288,8 +288,9 @@ int kdapl_lmr_post_pending(struct kdapl_pz *pz, struct ib_qp *qp)
 
 	/*
 	 * Nothing to post (the DTO path, nearly always): no lock, no walk.
-	 * An LMR that became PENDING before the caller's post was made
-	 * visible by its creator's unlock of @lmr_lock.
+	 * An LMR whose creation returned before this post (the consumer's
+	 * own ordering: it needs the LMR's context to post with it) set
+	 * the flag before that.
 	 */
 	if (!READ_ONCE(pz->reg_todo))
 		return 0;
