@@ -561,6 +561,31 @@ static bool kiwarp_rx_live(struct kiwarp_qp *qp)
 }
 
 /*
+ * Bytes after our FIN: by the closing rules of the verbs (RDMAC, RFC 5040;
+ * seed 004, "after sending out the TCP FIN, any data come in") an error
+ * that resets the connection. Nothing of them is placed: the receive
+ * WQEs are flushed, the peer reads a reset. Context: the parser (the
+ * socket's receive path or the RX work).
+ */
+static void kiwarp_rx_after_fin(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (!qp->down_status_set) {
+		qp->down_status_set = true;
+		qp->down_status = -EPROTO;
+	}
+	WRITE_ONCE(qp->abort, true);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	qp->stats.errors++;
+	ibdev_dbg(qp->ibqp.device, "qp %u: data after our FIN: reset\n",
+		  qp->ibqp.qp_num);
+	trace_kiwarp_rx_down(qp, -EPROTO, false);
+	kiwarp_qp_error(qp);
+}
+
+/*
  * tcp_read_sock()'s actor: parse @len bytes of @skb from @off. Return:
  * the bytes consumed; 0 stops the pass (an error or the QP left RTS).
  */
@@ -575,6 +600,11 @@ static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	if (rx->err || rx->halt)
 		return 0;
 	if (!kiwarp_rx_live(qp)) {
+		rx->halt = true;
+		return 0;
+	}
+	if (unlikely(READ_ONCE(qp->fin_sent)) && len) {
+		kiwarp_rx_after_fin(qp);
 		rx->halt = true;
 		return 0;
 	}

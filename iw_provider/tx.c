@@ -355,7 +355,7 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 {
 	struct kiwarp_swqe *w = NULL;
 	struct kiwarp_irqe e;
-	bool have_irq = false;
+	bool have_irq = false, drained;
 	unsigned long flags;
 	u32 idx = 0;
 	int ret;
@@ -392,6 +392,8 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 			idx = qp->sq_next++;
 		}
 	}
+	/* every WQE sent and no Read waits for its Response */
+	drained = qp->sq_next == qp->sq_tail && qp->orq_head == qp->orq_tail;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	if (have_irq)
@@ -400,9 +402,13 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		ret = kiwarp_tx_wqe(qp, w, idx);
 		return ret ?: 1;
 	}
-	if (st == KIWARP_QPS_CLOSING && !qp->fin_sent &&
-	    qp->sq_next == qp->sq_tail) {
-		qp->fin_sent = true;
+	if (st == KIWARP_QPS_CLOSING && !qp->fin_sent && drained) {
+		/*
+		 * From now on data from the peer is an error (rx.c): so not
+		 * while a Read Response is still to come (the RX path kicks
+		 * us when the last one is in).
+		 */
+		WRITE_ONCE(qp->fin_sent, true);
 		kernel_sock_shutdown(qp->sock, SHUT_WR);
 	}
 	return 0;

@@ -1031,6 +1031,53 @@ static void wire_closing_err_keeps_sent_data(struct kunit *test)
 }
 
 /*
+ * Data after our FIN (issue 15 item 3; seed 004, "after sending out the
+ * TCP FIN, any data come in" is an error): our QP goes CLOSING (SQD) and
+ * sends its FIN; the peer sends a Send anyway. Nothing is placed (the
+ * posted receive is flushed, its buffer untouched), the connection is
+ * reset at once (not after the close bound), the QP is in ERROR. Before,
+ * the Send was placed and the close waited for the peer's FIN.
+ */
+static void wire_data_after_fin_resets(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ddp_hdr h = { .opcode = RDMAP_SEND, .last = true, .msn = 1 };
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+	struct msghdr msg = {};
+	unsigned long end;
+	struct ib_wc wc;
+	struct kvec iov;
+	u8 b;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19022, false, false, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	/* our FIN: the end of the stream */
+	c->sock->sk->sk_rcvtimeo = TMO;
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->sock, &msg, &iov, 1, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &h, 8), false,
+					     false), 0);
+	/* well within the close bound (5 s): the data ended it */
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(c->rbuf, 0, RECV_LEN));
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+	/*
+	 * and the peer was reset: it had our FIN (CLOSE_WAIT), where TCP
+	 * reports a reset as EPIPE and closes the socket (tcp_reset())
+	 */
+	end = jiffies + TMO;
+	while (READ_ONCE(c->sock->sk->sk_state) != TCP_CLOSE &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, (int)READ_ONCE(c->sock->sk->sk_state),
+			TCP_CLOSE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->sock->sk->sk_err), EPIPE);
+}
+
+/*
  * An abortive close (the consumer's QP to ERROR, what iw_cm does for an
  * abrupt disconnect) resets the TCP connection: the peer reads
  * ECONNRESET, not the end of a stream (a FIN) (issue 15, item 3).
@@ -1075,6 +1122,7 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_abort_sends_rst),
 	KUNIT_CASE(wire_sqe_then_err_sends_terminate),
 	KUNIT_CASE(wire_closing_err_keeps_sent_data),
+	KUNIT_CASE(wire_data_after_fin_resets),
 	{}
 };
 
