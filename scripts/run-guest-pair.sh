@@ -20,7 +20,7 @@
 # (124: the time-out, default 900 s, expired). Each guest's status is
 # also in <run-dir>/<side>/qemu-status.
 # Environment: KDAPL_PAIR_SMP (CPUs per guest, default 1), KDAPL_PAIR_MEM
-# (default 1536M), KDAPL_CPU as for run-guest.sh.
+# (default 1536M), KDAPL_CPU and KDAPL_APPEND as for run-guest.sh.
 set -eu
 
 ktree=$1
@@ -62,7 +62,7 @@ guest() {
 		qemu-system-x86_64 -nodefaults -accel tcg \
 		-cpu "${KDAPL_CPU:-max,la57=off}" -m "$mem" -smp "$smp" \
 		-kernel "$ktree/arch/x86/boot/bzImage" -initrd "$initrd" \
-		-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script kdguest.role=$side" \
+		-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script kdguest.role=$side ${KDAPL_APPEND:-}" \
 		-serial "file:$rundir/$side/console.log" -display none \
 		-no-reboot \
 		-netdev "stream,id=n0,server=$2,addr.type=inet,addr.host=127.0.0.1,addr.port=$port" \

@@ -11,7 +11,8 @@
 #
 # Exit status: QEMU's, or 124 if the time-out (default 900 s) expired.
 # Environment: KDAPL_SMP (CPUs, default 2), KDAPL_MEM (default 2G),
-# KDAPL_CPU (QEMU -cpu, default max,la57=off).
+# KDAPL_CPU (QEMU -cpu, default max,la57=off), KDAPL_APPEND (more kernel
+# command line words, e.g. make bench's tsc=reliable).
 # KDAPL_DISTRO=<release>: boot the installed distribution kernel
 # /boot/vmlinuz-<release> instead (<kernel-tree> is then not used, and
 # nothing is staged into modules/: the caller puts there what the guest
@@ -57,7 +58,7 @@ rc=0
 timeout --foreground -k 10 "$tmo" \
 	qemu-system-x86_64 -nodefaults -accel tcg -cpu ${KDAPL_CPU:-max,la57=off} -m "$mem" \
 	-smp "$smp" -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script" \
+	-append "console=ttyS0 pci=noacpi no_timer_check panic=-1 oops=panic kdguest.run=$script ${KDAPL_APPEND:-}" \
 	-serial "file:$rundir/console.log" -display none -no-reboot \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$rundir",mount_tag=kdapl_run,security_model=none,multidevs=remap \

@@ -88,6 +88,7 @@ unload_stack() {
 
 guest_marker "cpus=$(nproc) kernel=$(uname -r)"
 echo "# cpus $(nproc)" >>"$RAW"
+echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" >>"$RAW"
 setup_test_hosts || echo "kdapl-bench: test hosts failed"
 setup_kiwarp_hosts || echo "kdapl-bench: kiwarp hosts failed"
 setup_rxe_host || echo "kdapl-bench: rxe host failed"

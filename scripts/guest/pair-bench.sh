@@ -46,7 +46,7 @@ pb_side_a() {
 	local common="ms=$MS warm=$WARM_MS depth=$DEPTH" s c lat
 
 	: >"$RAW"
-	echo "# pair cpus $(nproc) kernel $(uname -r)" >>"$RAW"
+	echo "# pair cpus $(nproc) kernel $(uname -r) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" >>"$RAW"
 	pair_wire_up "$PAIR_A_ADDR" && pb_modules &&
 	rdma link add kwA type kiwarp netdev eth0 ||
 		{ echo "# failed: side a setup" >>"$RAW"; return 1; }
