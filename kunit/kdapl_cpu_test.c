@@ -129,32 +129,45 @@ static void cpu_test_bind_ties_by_events(struct kunit *test)
 	kdapl_cpuset_free(set);
 }
 
-/* A kick from a thread pinned to @from must run on @slot's CPU. */
-struct kicker {
-	struct probe *p;
-	struct completion started;
+/* Run @fn(@arg) in a kthread bound to @cpu and wait for it. */
+struct on_cpu {
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
 };
 
-static int kicker_fn(void *arg)
+static int on_cpu_thread(void *arg)
 {
-	struct kicker *k = arg;
+	struct on_cpu *c = arg;
 
-	kdapl_dispatch_kick(&k->p->d);
-	complete(&k->started);
+	c->fn(c->arg);
+	complete(&c->done);
 	return 0;
 }
 
-static void kick_from(struct kunit *test, struct probe *p, unsigned int from)
+static void run_on(struct kunit *test, unsigned int cpu,
+		   void (*fn)(void *arg), void *arg)
 {
-	struct kicker k = { .p = p };
+	struct on_cpu c = { .fn = fn, .arg = arg };
 	struct task_struct *t;
 
-	init_completion(&k.started);
-	t = kthread_create(kicker_fn, &k, "kdapl_kick/%u", from);
+	init_completion(&c.done);
+	t = kthread_create(on_cpu_thread, &c, "kdapl_test/%u", cpu);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, from);
+	kthread_bind(t, cpu);
 	wake_up_process(t);
-	wait_for_completion(&k.started);
+	wait_for_completion(&c.done);
+}
+
+static void do_kick(void *arg)
+{
+	kdapl_dispatch_kick(arg);
+}
+
+/* A kick from a thread pinned to @from (spread mode: runs on the slot's CPU) */
+static void kick_from(struct kunit *test, struct probe *p, unsigned int from)
+{
+	run_on(test, from, do_kick, &p->d);
 }
 
 static void cpu_test_dispatch_runs_on_bound_cpu(struct kunit *test)
@@ -271,36 +284,6 @@ static void cpu_test_many_kicks_coalesce(struct kunit *test)
 	kdapl_cpuset_free(set);
 }
 
-/* Run @fn(@arg) in a kthread bound to @cpu and wait for it. */
-struct on_cpu {
-	void (*fn)(void *arg);
-	void *arg;
-	struct completion done;
-};
-
-static int on_cpu_thread(void *arg)
-{
-	struct on_cpu *c = arg;
-
-	c->fn(c->arg);
-	complete(&c->done);
-	return 0;
-}
-
-static void run_on(struct kunit *test, unsigned int cpu,
-		   void (*fn)(void *arg), void *arg)
-{
-	struct on_cpu c = { .fn = fn, .arg = arg };
-	struct task_struct *t;
-
-	init_completion(&c.done);
-	t = kthread_create(on_cpu_thread, &c, "kdapl_test/%u", cpu);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpu);
-	wake_up_process(t);
-	wait_for_completion(&c.done);
-}
-
 struct bind_req {
 	struct kdapl_cpuset *set;
 	struct kdapl_cpu_slot *slot;
@@ -383,11 +366,6 @@ static void cpu_test_follow_bind_here(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		kdapl_cpu_unbind(a);
 	kdapl_cpuset_free(set);
-}
-
-static void do_kick(void *arg)
-{
-	kdapl_dispatch_kick(arg);
 }
 
 static void kick_wait(struct kunit *test, struct probe *p, unsigned int from)
