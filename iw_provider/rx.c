@@ -569,15 +569,8 @@ static bool kiwarp_rx_live(struct kiwarp_qp *qp)
  */
 static void kiwarp_rx_after_fin(struct kiwarp_qp *qp)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	if (!qp->down_status_set) {
-		qp->down_status_set = true;
-		qp->down_status = -EPROTO;
-	}
-	WRITE_ONCE(qp->abort, true);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
+	kiwarp_qp_down_status(qp, -EPROTO);
+	WRITE_ONCE(qp->abort, true);	/* read by the teardown it queues */
 	qp->stats.errors++;
 	ibdev_dbg(qp->ibqp.device, "qp %u: data after our FIN: reset\n",
 		  qp->ibqp.qp_num);

@@ -71,13 +71,37 @@ static void ring_pop(struct kdapl_evd *evd, DAT_EVENT *event)
 }
 
 /*
+ * Make one upcall for @event. Caller holds evd->lock (taken with @flags)
+ * and has checked the policy; the lock is dropped for the upcall, and
+ * TEARDOWN waits for upcalls_running to drop back.
+ */
+static void evd_upcall_unlock(struct kdapl_evd *evd, DAT_EVENT *event,
+			      DAT_BOOLEAN more, unsigned long flags)
+	__releases(&evd->lock)
+{
+	DAT_UPCALL_OBJECT upcall = evd->upcall;
+
+	evd->upcalls_running++;
+	evd->upcalls++;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	trace_kdapl_upcall(kdapl_obj_handle(&evd->base), event->event_number,
+			   more);
+	upcall.upcall_func(upcall.instance_data, event, more);
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (!--evd->upcalls_running)
+		wake_up(&evd->wq);
+	spin_unlock_irqrestore(&evd->lock, flags);
+}
+
+/*
  * Deliver queued events to the upcall; runs in softirq context on the
  * CPU the EVD's dispatch chose (kdapl_dispatch). Returns the number of
  * events handled.
  */
 static int evd_upcalls(struct kdapl_evd *evd, int budget)
 {
-	DAT_UPCALL_OBJECT upcall;
 	DAT_BOOLEAN more;
 	unsigned long flags;
 	DAT_EVENT event;
@@ -100,20 +124,8 @@ static int evd_upcalls(struct kdapl_evd *evd, int budget)
 			ring_pop(evd, &event);
 			more = evd->count ? DAT_TRUE : DAT_FALSE;
 		}
-		upcall = evd->upcall;
-		evd->upcalls_running++;
-		evd->upcalls++;
-		spin_unlock_irqrestore(&evd->lock, flags);
-
-		trace_kdapl_upcall(kdapl_obj_handle(&evd->base),
-				   event.event_number, more);
-		upcall.upcall_func(upcall.instance_data, &event, more);
+		evd_upcall_unlock(evd, &event, more, flags);
 		done++;
-
-		spin_lock_irqsave(&evd->lock, flags);
-		if (!--evd->upcalls_running)
-			wake_up(&evd->wq);
-		spin_unlock_irqrestore(&evd->lock, flags);
 	}
 	return done;
 }
@@ -579,7 +591,6 @@ DAT_RETURN kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
  */
 DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event)
 {
-	DAT_UPCALL_OBJECT upcall;
 	unsigned long flags;
 	DAT_RETURN ret;
 	bool report;
@@ -595,19 +606,8 @@ DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event)
 			report_overflow(evd);
 		return ret;
 	}
-	upcall = evd->upcall;
 	evd->posted++;
-	evd->upcalls_running++;
-	evd->upcalls++;
-	spin_unlock_irqrestore(&evd->lock, flags);
-
-	trace_kdapl_upcall(event->evd_handle, event->event_number, DAT_FALSE);
-	upcall.upcall_func(upcall.instance_data, event, DAT_FALSE);
-
-	spin_lock_irqsave(&evd->lock, flags);
-	if (!--evd->upcalls_running)
-		wake_up(&evd->wq);
-	spin_unlock_irqrestore(&evd->lock, flags);
+	evd_upcall_unlock(evd, event, DAT_FALSE, flags);
 	return DAT_SUCCESS;
 }
 
