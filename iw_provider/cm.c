@@ -100,6 +100,8 @@ struct kiwarp_cep {
 	struct kiwarp_listen *listen;	/* passive: ref held */
 	struct list_head entry;		/* listen->pending */
 	struct work_struct work;
+	struct work_struct abort_work;	/* active: kiwarp_cm_connect_abort() */
+	bool aborted;			/* active: under @lock */
 	struct mpa_frame_info req;	/* passive: the request */
 	struct mpa_frame_info rep;	/* passive: negotiated reply */
 	u32 ird;			/* active: asked by the ULP */
@@ -569,6 +571,69 @@ static void kiwarp_addr_set_port(struct sockaddr_storage *ss, __be16 port)
 		((struct sockaddr_in *)ss)->sin_port = port;
 }
 
+/*
+ * The connect is over, bound or failed: the QP no longer points at it
+ * and an abort has no socket to shut down any more. Returns false if an
+ * abort came first.
+ */
+static bool kiwarp_connect_unpublish(struct kiwarp_cep *cep)
+{
+	struct kiwarp_qp *qp = cep->qp;
+	bool aborted, mine;
+
+	spin_lock_irq(&qp->state_lock);
+	mine = qp->connecting == cep;
+	if (mine)
+		qp->connecting = NULL;
+	spin_unlock_irq(&qp->state_lock);
+	mutex_lock(&cep->lock);
+	cep->sock = NULL;
+	aborted = cep->aborted;
+	mutex_unlock(&cep->lock);
+	if (mine)
+		kiwarp_cep_put(cep);	/* qp->connecting's reference */
+	return !aborted;
+}
+
+static void kiwarp_connect_abort_work(struct work_struct *work)
+{
+	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep,
+					      abort_work);
+
+	mutex_lock(&cep->lock);
+	cep->aborted = true;
+	if (cep->sock)
+		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	mutex_unlock(&cep->lock);
+	kiwarp_cep_put(cep);
+}
+
+/**
+ * kiwarp_cm_connect_abort() - end a connect whose QP went to ERROR
+ * @qp: the QP
+ *
+ * iw_cm waits for a connect's CONNECT_REPLY before it lets the cm_id be
+ * destroyed. A consumer that gives up on a connect (its time-out, the
+ * EP freed) moves the QP to ERROR first: the connect's socket is shut
+ * down, so the TCP handshake or the wait for the MPA Reply ends at once
+ * with CONNECT_REPLY -ECONNABORTED instead of at KIWARP_CM_TIMEOUT.
+ *
+ * Context: any; the shutdown runs from kiwarp_wq.
+ */
+void kiwarp_cm_connect_abort(struct kiwarp_qp *qp)
+{
+	struct kiwarp_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cep = qp->connecting;
+	if (cep)
+		kref_get(&cep->ref);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (cep && !queue_work(kiwarp_wq, &cep->abort_work))
+		kiwarp_cep_put(cep);
+}
+
 static void kiwarp_connect_work(struct work_struct *work)
 {
 	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep, work);
@@ -579,10 +644,17 @@ static void kiwarp_connect_work(struct work_struct *work)
 	struct socket *sock = NULL;
 	u32 ird = cep->ird, ord = cep->ord;
 	u8 *pd = NULL;
-	bool crc;
+	bool crc, aborted;
 	int ret;
 
 	ret = kiwarp_sock_new(cep->kdev, id->m_local_addr.ss_family, &sock);
+	if (ret)
+		goto fail;
+	/* from here an abort shuts it down: connect and MPA return at once */
+	mutex_lock(&cep->lock);
+	cep->sock = sock;
+	ret = cep->aborted ? -ECONNABORTED : 0;
+	mutex_unlock(&cep->lock);
 	if (ret)
 		goto fail;
 	kiwarp_sock_tune(sock);
@@ -604,8 +676,22 @@ static void kiwarp_connect_work(struct work_struct *work)
 	}
 	if (ret)
 		goto fail;
+	/*
+	 * Start the handshake, then see whether an abort came while the
+	 * socket was not connecting yet (a shutdown then does nothing),
+	 * then wait for it: an abort from now on ends it at once.
+	 */
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
-			     kiwarp_addr_len(&id->m_remote_addr), 0);
+			     kiwarp_addr_len(&id->m_remote_addr), O_NONBLOCK);
+	if (ret == -EINPROGRESS) {
+		mutex_lock(&cep->lock);
+		aborted = cep->aborted;
+		mutex_unlock(&cep->lock);
+		ret = aborted ? -ECONNABORTED :
+		      kernel_connect(sock,
+				     (struct sockaddr *)&id->m_remote_addr,
+				     kiwarp_addr_len(&id->m_remote_addr), 0);
+	}
 	if (ret) {
 		/*
 		 * TCP failed. Anything but nobody listening is worth a line
@@ -616,14 +702,18 @@ static void kiwarp_connect_work(struct work_struct *work)
 		 * anything else, a refused connection included, as
 		 * -ECONNABORTED (CONNECT_ERROR).
 		 */
-		if (ret != -ECONNREFUSED)
+		mutex_lock(&cep->lock);
+		aborted = cep->aborted;
+		mutex_unlock(&cep->lock);
+		if (ret != -ECONNREFUSED && !aborted)
 			ibdev_info_ratelimited(&cep->kdev->ibdev,
 					       "TCP connect %pISpc -> %pISpc: %d\n",
 					       &id->m_local_addr,
 					       &id->m_remote_addr, ret);
+		/* -EALREADY: the wait for the handshake timed out */
 		ret = (ret == -ETIMEDOUT || ret == -EHOSTUNREACH ||
-		       ret == -ENETUNREACH || ret == -EINPROGRESS) ?
-		      -ETIMEDOUT : -ECONNABORTED;
+		       ret == -ENETUNREACH || ret == -EALREADY) &&
+		      !aborted ? -ETIMEDOUT : -ECONNABORTED;
 		goto fail;
 	}
 
@@ -661,6 +751,11 @@ static void kiwarp_connect_work(struct work_struct *work)
 	/* never more outstanding reads than the responder takes */
 	if (fi.v2_enhanced)
 		ord = min_t(u32, ord, fi.ird);
+	if (!kiwarp_connect_unpublish(cep)) {
+		ret = -ECONNABORTED;
+		pd = NULL;
+		goto fail;
+	}
 	up = (struct kiwarp_up_event) {
 		.type = IW_CM_EVENT_CONNECT_REPLY,
 		.pd = pd, .pd_len = fi.pd_len,
@@ -681,6 +776,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 
 fail:
 	ibdev_dbg(&cep->kdev->ibdev, "connect: %d\n", ret);
+	kiwarp_connect_unpublish(cep);
 	if (sock)
 		sock_release(sock);
 	/*
@@ -708,6 +804,7 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	struct kiwarp_dev *kdev = to_kdev(id->device);
 	struct kiwarp_cep *cep;
 	struct kiwarp_qp *qp;
+	bool busy;
 
 	if ((id->m_local_addr.ss_family != AF_INET &&
 	     id->m_local_addr.ss_family != AF_INET6) ||
@@ -718,10 +815,6 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 	qp = kiwarp_qp_lookup(kdev, p->qpn);
 	if (!qp)
 		return -EINVAL;
-	if (kiwarp_qp_state(qp) != KIWARP_QPS_IDLE) {
-		kiwarp_qp_put(qp);
-		return -EINVAL;
-	}
 	cep = kiwarp_cep_new(kdev);
 	if (!cep) {
 		kiwarp_qp_put(qp);
@@ -737,6 +830,25 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		memcpy(cep->buf + MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN,
 		       p->private_data, p->private_data_len);
 	INIT_WORK(&cep->work, kiwarp_connect_work);
+	INIT_WORK(&cep->abort_work, kiwarp_connect_abort_work);
+	/*
+	 * One connect per QP, and only on an idle one; published under the
+	 * lock that moves the QP to ERROR, so an abort either finds it or
+	 * came first and is refused here.
+	 */
+	spin_lock_irq(&qp->state_lock);
+	busy = qp->state != KIWARP_QPS_IDLE || qp->connecting;
+	if (!busy) {
+		kref_get(&cep->ref);	/* qp->connecting's */
+		qp->connecting = cep;
+	}
+	spin_unlock_irq(&qp->state_lock);
+	if (busy) {
+		id->rem_ref(id);
+		kiwarp_cep_put(cep);
+		kiwarp_qp_put(qp);
+		return -EINVAL;
+	}
 	queue_work(kiwarp_wq, &cep->work);
 	return 0;
 }

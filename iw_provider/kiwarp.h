@@ -465,14 +465,18 @@ struct kiwarp_sk_saved {
  * Works: @tx_work (sends), @rx_work (receives), @down_work (teardown);
  * all on kiwarp_wq, each holds a QP reference while queued.
  */
+struct kiwarp_cep;
+
 struct kiwarp_qp {
 	struct ib_qp ibqp;
 	struct kiwarp_dev *kdev;
 	struct kref ref;
 	struct completion freed;
 
-	spinlock_t state_lock;		/* state, conn_up, term_* */
+	spinlock_t state_lock;		/* state, conn_up, term_*, connecting */
 	enum kiwarp_qp_state state;
+	/* our connect's cep until it binds or fails (cm.c), referenced */
+	struct kiwarp_cep *connecting;
 	bool conn_up;
 	bool term_pending;	/* TERMINATE to send */
 	bool term_sending;	/* the TX work sends it now: set under
@@ -651,6 +655,7 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp);
 
 /* cm.c */
 int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p);
+void kiwarp_cm_connect_abort(struct kiwarp_qp *qp);
 int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p);
 int kiwarp_cm_reject(struct iw_cm_id *id, const void *pdata, u8 len);
 int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog);

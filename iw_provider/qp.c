@@ -595,9 +595,9 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	case IB_QPS_INIT:
 	case IB_QPS_RTR:
 		spin_lock_irqsave(&qp->state_lock, flags);
-		if (qp->state == KIWARP_QPS_ERROR &&
-		    (qp->conn_up || qp->sq_head != qp->sq_tail ||
-		     qp->rq_head != qp->rq_tail))
+		if ((qp->state == KIWARP_QPS_ERROR &&
+		     (qp->conn_up || qp->sq_head != qp->sq_tail ||
+		      qp->rq_head != qp->rq_tail)) || qp->connecting)
 			ret = -EBUSY;
 		else if (qp->state != KIWARP_QPS_IDLE)
 			ret = kiwarp_qp_set_state_locked(qp, KIWARP_QPS_IDLE);
@@ -642,6 +642,8 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	case IB_QPS_ERR:
 		kiwarp_qp_abrupt(qp);
 		kiwarp_qp_error(qp);
+		/* after ERROR: a connect either sees it or is found here */
+		kiwarp_cm_connect_abort(qp);
 		break;
 	default:
 		ret = -EINVAL;

@@ -708,19 +708,34 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		fallthrough;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
-			   DAT_CONNECTION_EVENT_UNREACHABLE,
-			   KDAPL_EP_ACT_ABORT, NULL, 0);
+		if (!ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
+				DAT_CONNECTION_EVENT_UNREACHABLE,
+				KDAPL_EP_ACT_ABORT, NULL, 0))
+			/* the passive end: IB's REP timed out */
+			ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+				   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+				   KDAPL_EP_ACT_ABORT, NULL, 0);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		if (ep_peer_rejected(id, ev->status, pd, pdlen))
-			ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
-				   DAT_CONNECTION_EVENT_PEER_REJECTED,
-				   KDAPL_EP_ACT_ABORT, pd, pdlen);
-		else
-			ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
-				   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
-				   KDAPL_EP_ACT_ABORT, NULL, 0);
+		if (ep_peer_rejected(id, ev->status, pd, pdlen)) {
+			if (ep_outcome(ep, KDAPL_EP_EV_CM_PEER_REJECTED,
+				       DAT_CONNECTION_EVENT_PEER_REJECTED,
+				       KDAPL_EP_ACT_ABORT, pd, pdlen))
+				break;
+		} else if (ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
+				      DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				      KDAPL_EP_ACT_ABORT, NULL, 0)) {
+			break;
+		}
+		/*
+		 * The passive end, accepted: the requester went away before
+		 * the connection was up (IB: its CM answers our REP with a
+		 * REJ once its cm_id is destroyed; a REP that times out is
+		 * UNREACHABLE, above). No timer runs on this side.
+		 */
+		ep_outcome(ep, KDAPL_EP_EV_ACCEPT_ERROR,
+			   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		if (!ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,

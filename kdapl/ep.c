@@ -308,6 +308,17 @@ static void kdapl_ep_qp_destroy(struct kdapl_ep *ep)
 
 	lockdep_assert_held(&ep->cm_mutex);
 	if (id) {
+		/*
+		 * iw_cm holds a connect's cm_id until the provider answers
+		 * (CONNECT_REPLY): a QP in ERROR tells kiwarp to give up the
+		 * connect now rather than at its MPA time-out. The drain
+		 * below flushes whatever the QP held anyway.
+		 */
+		if (qp) {
+			struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+
+			ib_modify_qp(qp, &qa, IB_QP_STATE);
+		}
 		ep->cm_id = NULL;
 		rdma_destroy_id(id);
 	}

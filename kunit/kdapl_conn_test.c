@@ -686,6 +686,81 @@ static void conn_reject(struct kunit *test)
 	connect_pair(test, epa, &psp);
 }
 
+/*
+ * The requester's EP freed right after the passive end accepted: the
+ * accepted EP must end (ACCEPT_COMPLETION_ERROR, or ESTABLISHED then
+ * DISCONNECTED or BROKEN), whichever way the transport tells it. Over
+ * rxe the IB CM answers the REP with a REJ once the requester's cm_id is
+ * gone; kdapl took that for the active end's reject and posted nothing,
+ * and the accepted EP stayed in COMPLETION_PENDING for ever (found by
+ * make stress's churn).
+ */
+static void conn_accept_requester_gone(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	u16 port;
+
+	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, &psp, &port);
+	ASSERT_OK(test, dat_cr_accept(cr, epb, 0, NULL));
+	ASSERT_OK(test, dat_ep_free(epa));
+	memset(&ev, 0, sizeof(ev));
+	ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));
+	if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+		memset(&ev, 0, sizeof(ev));
+		ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));
+		KUNIT_EXPECT_TRUE_MSG(test, ev.event_number ==
+				      DAT_CONNECTION_EVENT_DISCONNECTED ||
+				      ev.event_number ==
+				      DAT_CONNECTION_EVENT_BROKEN,
+				      "event %#x after ESTABLISHED",
+				      ev.event_number);
+	} else {
+		KUNIT_EXPECT_EQ(test, ev.event_number,
+				DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+	}
+	KUNIT_EXPECT_TRUE(test, ev.event_data.connect_event_data.ep_handle ==
+			  epb);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->b.conn, 300);
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
+/*
+ * A connecting EP freed while its request waits for the passive
+ * consumer: the free must not wait for the peer. iw_cm holds a
+ * connecting cm_id until the provider's CONNECT_REPLY; kiwarp waited for
+ * the MPA Reply up to its 10 s socket time-out (found by make stress's
+ * churn), and now ends the connect when kdapl moves the QP to ERROR.
+ */
+static void conn_free_while_connecting(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	ktime_t t0;
+	s64 ms;
+	u16 port;
+
+	/* siw's connect waits for the Reply or its own MPA timer */
+	if (c->t == &topo_siw)
+		kunit_skip(test, "siw holds a connect until its MPA timer");
+	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, &psp, &port);
+	t0 = ktime_get();
+	ASSERT_OK(test, dat_ep_free(epa));
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_LT_MSG(test, ms, 1000, "dat_ep_free took %lld ms", ms);
+	/* the request is still B's to answer; its requester is gone */
+	dat_cr_reject(cr, 0, NULL);
+	expect_quiet(test, c->a.conn, 300);
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
 /* The namespace that has @addr on one of its netdevs, with a reference. */
 static struct net *net_of_addr(__be32 addr)
 {
@@ -2238,6 +2313,8 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(conn_abrupt_disconnect_from_b),	\
 	KUNIT_CASE(conn_disconnect_both_at_once),	\
 	KUNIT_CASE(conn_reject),	\
+	KUNIT_CASE(conn_accept_requester_gone),	\
+	KUNIT_CASE(conn_free_while_connecting),	\
 	KUNIT_CASE(conn_nobody_listening),	\
 	KUNIT_CASE(conn_mpa_peer_goes_away),	\
 	KUNIT_CASE(conn_unreachable),	\
