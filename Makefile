@@ -7,6 +7,8 @@
 #   make check     the whole test suite (scripts/check.sh)
 #   make demo      boot the guest and show the modules at work
 #   make bench     benchmarks on the perf kernel (scripts/bench.sh)
+#   make stress    long fault, load and churn runs on the debug kernel
+#                  (scripts/stress.sh; `make check` runs them short)
 #   make deps      install the Debian packages (scripts/install-deps.sh)
 #   make clean     remove module build products and build/
 #
@@ -63,6 +65,9 @@ demo:
 bench:
 	$(CURDIR)/scripts/bench.sh $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
+stress:
+	$(CURDIR)/scripts/stress.sh
+
 install:
 	$(if $(IREL),,$(error no kernel release in $(IKDIR)/include/generated/utsrelease.h: set KDIR to a configured kernel tree))
 	$(MAKE) -C $(IKDIR) M=$(CURDIR) W=1 modules
@@ -78,4 +83,4 @@ clean:
 	if [ -n "$$ktree" ]; then $(MAKE) -C $$ktree M=$(CURDIR) clean; fi
 	rm -rf $(CURDIR)/build
 
-.PHONY: all modules deps check demo bench install dkms-source clean
+.PHONY: all modules deps check demo bench stress install dkms-source clean

@@ -58,6 +58,8 @@ struct socket;
  *	end is signaled, the others are posted with
  *	DAT_COMPLETION_SUPPRESS_FLAG (verbs: without IB_SEND_SIGNALED);
  *	0 or 1: every one
+ * @lossy: "stress test=soak": the wire drops and delays (netem), so a
+ *	graceful disconnect may end BROKEN
  * @tag: label prefixed to every output figure
  */
 struct bench_cmd {
@@ -79,6 +81,7 @@ struct bench_cmd {
 	u32 vec_b;
 	u32 cpu;
 	u32 signal;
+	u32 lossy;
 };
 
 #define BENCH_CPU_ANY	U32_MAX
@@ -144,5 +147,8 @@ struct bench_tcp_hdr {
 
 /* Raw kernel verbs (verbs.c). */
 int bench_verbs_run(const struct bench_cmd *c);
+
+/* make stress's workloads (stress.c). */
+int bench_stress_run(const struct bench_cmd *c);
 
 #endif /* _KDAPL_BENCH_H_ */

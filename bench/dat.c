@@ -163,10 +163,10 @@ static void bench_ev_notify(DAT_PVOID data, const DAT_EVENT *ev,
 	wake_up_all(&bench_ev_wq);
 }
 
-static DAT_UPCALL_OBJECT bench_ev_up = { NULL, bench_ev_notify };
+DAT_UPCALL_OBJECT bench_ev_up = { NULL, bench_ev_notify };
 
 /* No notify upcall runs on @evd once this returns. */
-static void ev_untie(DAT_EVD_HANDLE evd)
+void bench_ev_untie(DAT_EVD_HANDLE evd)
 {
 	if (evd)
 		dat_evd_modify_upcall(evd, DAT_UPCALL_TEARDOWN, DAT_UPCALL_SAME,
@@ -279,7 +279,7 @@ void bench_dat_unserve(void)
 	for (i = 0; i < BENCH_MAX_SERVERS; i++) {
 		if (!bench_srvs[i].name[0])
 			continue;
-		ev_untie(bench_srvs[i].cr);
+		bench_ev_untie(bench_srvs[i].cr);
 		bench_listen_close(&bench_srvs[i]);
 	}
 }
@@ -618,25 +618,38 @@ static bool ev_take(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_RETURN *ret)
 	return DAT_GET_TYPE(*ret) != DAT_QUEUE_EMPTY;
 }
 
-/* Next event of @evd (one with the notify upcall) within BENCH_WAIT_MS. */
-static int wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
+/**
+ * bench_wait_ev_ms() - the next event of an EVD with the notify upcall
+ * @evd: the EVD (DAT_UPCALL_NOTIFY, &bench_ev_up)
+ * @ev: the event
+ * @ms: how long to wait
+ *
+ * Return: 0, -ETIMEDOUT, or -EIO when the dequeue fails.
+ */
+int bench_wait_ev_ms(DAT_EVD_HANDLE evd, DAT_EVENT *ev, u32 ms)
 {
 	DAT_RETURN ret = DAT_QUEUE_EMPTY;
 
 	if (!wait_event_timeout(bench_ev_wq, ev_take(evd, ev, &ret),
-				msecs_to_jiffies(BENCH_WAIT_MS)))
+				msecs_to_jiffies(ms)))
 		return -ETIMEDOUT;
 	return ret == DAT_SUCCESS ? 0 : -EIO;
 }
 
-static int expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
+/* Next event of @evd (one with the notify upcall) within BENCH_WAIT_MS. */
+int bench_wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
+{
+	return bench_wait_ev_ms(evd, ev, BENCH_WAIT_MS);
+}
+
+int bench_expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev)
 {
 	DAT_EVENT dummy;
 	int err;
 
 	if (!ev)
 		ev = &dummy;
-	err = wait_ev(evd, ev);
+	err = bench_wait_ev(evd, ev);
 	if (err) {
 		pr_warn("no event %#x: %d\n", num, err);
 		return err;
@@ -704,8 +717,8 @@ static int side_open(struct bench_side *s, const struct bench_cmd *cmd,
 
 static void side_close(struct bench_side *s)
 {
-	ev_untie(s->conn_a);
-	ev_untie(s->conn_b);
+	bench_ev_untie(s->conn_a);
+	bench_ev_untie(s->conn_b);
 	if (s->conn_b)
 		dat_evd_free(s->conn_b);
 	if (s->ia)
@@ -727,7 +740,7 @@ static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
 				     DAT_CONNECT_DEFAULT_FLAG));
 	if (err)
 		return err;
-	err = expect_ev(s->srv->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	err = bench_expect_ev(s->srv->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	if (err)
 		return err;
 	err = dat_chk("dat_cr_accept",
@@ -735,8 +748,8 @@ static int connect_pair(struct bench_side *s, DAT_EP_HANDLE ea,
 				    .cr_handle, eb, 0, NULL));
 	if (err)
 		return err;
-	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	return err ?: expect_ev(s->conn_b, DAT_CONNECTION_EVENT_ESTABLISHED,
+	err = bench_expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	return err ?: bench_expect_ev(s->conn_b, DAT_CONNECTION_EVENT_ESTABLISHED,
 				NULL);
 }
 
@@ -752,10 +765,10 @@ static int disconnect_pair(struct bench_side *s, DAT_EP_HANDLE ea)
 		      dat_ep_disconnect(ea, DAT_CLOSE_GRACEFUL_FLAG));
 	if (err)
 		return err;
-	err = expect_ev(s->conn_a, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	err = bench_expect_ev(s->conn_a, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	if (err || !s->conn_b)
 		return err;
-	return expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	return bench_expect_ev(s->conn_b, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 }
 
 static enum bench_test test_of(const char *name)
@@ -818,7 +831,7 @@ static int dconn_open(struct bench_dconn *c, struct bench_side *s,
 				     s->port, 5000000, sizeof(req), &req,
 				     DAT_QOS_BEST_EFFORT,
 				     DAT_CONNECT_DEFAULT_FLAG));
-	err = err ?: expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED,
+	err = err ?: bench_expect_ev(s->conn_a, DAT_CONNECTION_EVENT_ESTABLISHED,
 			       &ev);
 	if (err)
 		return err;
@@ -1192,8 +1205,8 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 				break;
 			}
 			sa = NULL;	/* the EP's now */
-			err = expect_ev(s.srv->cr, DAT_CONNECTION_REQUEST_EVENT,
-					&ev);
+			err = bench_expect_ev(s.srv->cr,
+					      DAT_CONNECTION_REQUEST_EVENT, &ev);
 			if (err)
 				break;
 			if (dat_cr_accept(ev.event_data.cr_arrival_event_data
@@ -1202,9 +1215,10 @@ static int dat_sconn_rate(const struct bench_cmd *cmd)
 				err = -EIO;
 				break;
 			}
-			err = expect_ev(s.conn_a,
-					DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-			err = err ?: expect_ev(s.conn_b,
+			err = bench_expect_ev(s.conn_a,
+					      DAT_CONNECTION_EVENT_ESTABLISHED,
+					      NULL);
+			err = err ?: bench_expect_ev(s.conn_b,
 					       DAT_CONNECTION_EVENT_ESTABLISHED,
 					       NULL);
 			t1 = ktime_get();

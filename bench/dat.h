@@ -109,6 +109,17 @@ static inline int dat_chk(const char *what, DAT_RETURN ret)
 	return ret == DAT_SUCCESS ? 0 : dat_fail(what, ret);
 }
 
+/*
+ * Event-driven waits (dat.c): an EVD created with DAT_UPCALL_NOTIFY and
+ * &bench_ev_up wakes the command, which dequeues; bench_ev_untie() before
+ * such an EVD is freed.
+ */
+extern DAT_UPCALL_OBJECT bench_ev_up;
+void bench_ev_untie(DAT_EVD_HANDLE evd);
+int bench_wait_ev_ms(DAT_EVD_HANDLE evd, DAT_EVENT *ev, u32 ms);
+int bench_wait_ev(DAT_EVD_HANDLE evd, DAT_EVENT *ev);
+int bench_expect_ev(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER num, DAT_EVENT *ev);
+
 /* The responder (resp.c). */
 int bench_resp_start(const char *ia, u16 port, u32 cpu);
 void bench_resp_stop(void);

@@ -34,6 +34,10 @@
  *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= warm=
  *       vec_a= vec_b= signal= tag=  (the CQs' vectors, modulo the
  *                             device's; every Nth send signaled)
+ *   stress test=soak|churn|spfree ia_a= ia_b= addr= port= size= conns=
+ *       ms= rounds= lossy= tag=      make stress's checked workloads, both
+ *                             ends here (stress.c); fails on any
+ *                             wrong byte, error or missing event
  * Every measured data run also reports its CPU cost (cost.c).
  * Documentation/performance.rst describes what each test measures.
  */
@@ -203,6 +207,7 @@ static const struct {
 	{ "vec_b", offsetof(struct bench_cmd, vec_b) },
 	{ "cpu", offsetof(struct bench_cmd, cpu) },
 	{ "signal", offsetof(struct bench_cmd, signal) },
+	{ "lossy", offsetof(struct bench_cmd, lossy) },
 };
 
 /* @key=@v for one of bench_u32_keys; -EINVAL for an unknown key. */
@@ -270,7 +275,8 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	if (!c->size || c->size > BENCH_MAX_SIZE || !c->depth ||
 	    c->depth > 64 || !c->conns || c->conns > BENCH_MAX_CONNS ||
 	    !c->reps || c->reps > BENCH_MAX_REPS || !c->rounds ||
-	    c->rounds > BENCH_MAX_ROUNDS || !c->ms || c->ms > 60000 ||
+	    c->rounds > BENCH_MAX_ROUNDS || !c->ms ||
+	    c->ms > (strcmp(c->verb, "stress") ? 60000 : 600000) ||
 	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL)
 		return -ERANGE;
 	if (c->cpu != BENCH_CPU_ANY &&
@@ -332,6 +338,8 @@ static int bench_exec(struct bench_cmd *c)
 		return bench_tcp_run(c);
 	if (!strcmp(c->verb, "verbs"))
 		return bench_verbs_run(c);
+	if (!strcmp(c->verb, "stress"))
+		return bench_stress_run(c);
 	return -EINVAL;
 }
 

@@ -703,12 +703,18 @@ static void conn_accept_requester_gone(struct kunit *test)
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 	u16 port;
+	int ms;
 
+	/*
+	 * Over IB, a REP that reached no requester (its REJ lost or ahead
+	 * of the REQ) ends only when the CM gives up retrying: ~75 s.
+	 */
+	ms = c->t == &topo_rxe ? 120000 : WAIT_MS;
 	cr = request(test, epa, DAT_PSP_CONSUMER_FLAG, &psp, &port);
 	ASSERT_OK(test, dat_cr_accept(cr, epb, 0, NULL));
 	ASSERT_OK(test, dat_ep_free(epa));
 	memset(&ev, 0, sizeof(ev));
-	ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));
+	ASSERT_OK(test, wait_ev(c->b.conn, &ev, ms));
 	if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
 		memset(&ev, 0, sizeof(ev));
 		ASSERT_OK(test, wait_ev(c->b.conn, &ev, WAIT_MS));

@@ -90,7 +90,7 @@ touch "$grun/out/results.ktap"
 	--expect kdapltest_interop \
 	--expect kiwarp_rping --expect kiwarp_rping_userspace \
 	--expect kiwarp_wire_user --expect kiwarp_unload_live \
-	--expect kdapl_bench_smoke --expect kdapltest_fft --expect nfs_rdma \
+	--expect kdapl_bench_smoke --expect kdapl_stress --expect kdapltest_fft --expect nfs_rdma \
 	--expect kdapltest_rxe --expect nvme_rdma \
 	--allowlist "$top/scripts/splat-allowlist" \
 	--qemu-status "$grc" $tmo | tee "$build/guest-report.txt"

@@ -3,6 +3,7 @@
 # KUnit suites listed in $KDAPL_RUN/only ("<module> <suite>" per line).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
+. "$KDAPL_SRC/scripts/guest/stress.sh"
 
 dev_guest_begin
 # kdapl_rping needs userspace rping around it (lib.sh).

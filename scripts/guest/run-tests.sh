@@ -7,6 +7,7 @@ set -u
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 . "$KDAPL_SRC/scripts/guest/nfs.sh"
 . "$KDAPL_SRC/scripts/guest/nvme.sh"
+. "$KDAPL_SRC/scripts/guest/stress.sh"
 
 guest_marker "cpus=$(nproc)"
 echo "kdapl-guest: $(nproc) CPUs, kernel $(uname -r)"
@@ -177,6 +178,10 @@ kiwarp_wire_user_suite
 # found since: kdapl_iwsock left kw1's neighbour entry for kw2 on a
 # stale MAC, fixed there.)
 kdapl_bench_smoke_suite
+
+# --- kdapl_stress: make stress's suites, short (scripts/guest/stress.sh) ----
+# churn, PSP free under requests, checked soaks on netem'd wires
+kdapl_stress_suite
 
 # --- nfs_rdma: the kernel's NFS over RDMA on kiwarp, siw as the control ---
 # (scripts/guest/nfs.sh; knfsd in namespace b, the mount in the root)

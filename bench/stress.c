@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_bench.ko: the workloads of `make stress` (Documentation/testing.rst,
+ * "Stress"). Both ends of every connection are made here, from the one
+ * command, and every byte moved is checked: a workload fails on the first
+ * DTO error, wrong length, wrong byte, missing or unexpected event.
+ *
+ *   stress test=soak ia_a= ia_b= addr= port= conns= size= ms= lossy= tag=
+ *	conns connections, each in turn: a Send of a random length up to
+ *	size, an RDMA Write fenced by a zero-length Send, an RDMA Read;
+ *	every payload is a pattern of (connection, sequence, kind) checked
+ *	where it lands. All connections are in flight at once. Then each
+ *	disconnects gracefully: both ends DISCONNECTED, or with lossy=1
+ *	(a netem'd wire) BROKEN too when the disconnect outlasted kdapl's
+ *	bound (counted).
+ *   stress test=churn ia_a= ia_b= addr= port= rounds= ms= tag=
+ *	rounds connections, one after the other: create both EPs, connect,
+ *	one checked Send, then in turn a graceful disconnect from A, one
+ *	from B, an abrupt one from A, or the active EP freed while its
+ *	connection is being set up (the passive end accepts whatever
+ *	arrives and must see it end within ms: over IB a REP to a requester
+ *	that is gone is only given up after the CM's retries, about 75 s).
+ *   stress test=spfree ia_a= ia_b= addr= port= rounds= conns= tag=
+ *	rounds times: a PSP and its CR EVD, conns connects to it, and the
+ *	PSP and the EVD freed while the requests arrive; every connect
+ *	must end (rejected, refused, timed out) and nothing be left.
+ *
+ * Each ends with the IAs closed gracefully (nothing may be left on
+ * them) and prints what it did: "<tag>.ops", "<tag>.bytes" and the
+ * outcome counts.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "bench.h"
+#include "dat.h"
+
+#define ST_QLEN		256
+#define ST_CONNECT_US	5000000
+#define ST_SPFREE_US	2000000	/* a request the PSP's free strands */
+#define ST_MAX_SIZE	(128 * PAGE_SIZE)	/* 2 per LMR: 256 pages */
+
+/* One side of a stress command: an IA and what its EPs share. */
+struct st_side {
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE conn;
+	DAT_EVD_HANDLE dto;
+};
+
+/* Cookies: the connection's index, and what the request was. */
+enum st_kind { ST_SEND = 1, ST_RECV, ST_WRITE, ST_FENCE, ST_FENCE_RECV,
+	       ST_READ };
+
+static inline DAT_DTO_COOKIE st_cookie(u32 i, enum st_kind k)
+{
+	DAT_DTO_COOKIE ck = { .as_64 = ((u64)i << 8) | k };
+
+	return ck;
+}
+
+static int st_side_open(struct st_side *s, const char *ia)
+{
+	memset(s, 0, sizeof(*s));
+	s->async = DAT_HANDLE_NULL;
+	if (dat_ia_open((char *)ia, 16, &s->async, &s->ia) != DAT_SUCCESS) {
+		s->ia = DAT_HANDLE_NULL;
+		pr_warn("stress: no IA %s\n", ia);
+		return -ENODEV;
+	}
+	if (dat_pz_create(s->ia, &s->pz) != DAT_SUCCESS) {
+		s->pz = DAT_HANDLE_NULL;
+		return dat_fail("dat_pz_create", 0);
+	}
+	if (dat_evd_kcreate(s->ia, ST_QLEN, DAT_UPCALL_NOTIFY, &bench_ev_up,
+			    DAT_EVD_CONNECTION_FLAG, &s->conn) != DAT_SUCCESS) {
+		s->conn = DAT_HANDLE_NULL;
+		return dat_fail("dat_evd_kcreate", 0);
+	}
+	if (dat_evd_kcreate(s->ia, ST_QLEN, DAT_UPCALL_NOTIFY, &bench_ev_up,
+			    DAT_EVD_DTO_FLAG, &s->dto) != DAT_SUCCESS) {
+		s->dto = DAT_HANDLE_NULL;
+		return dat_fail("dat_evd_kcreate", 0);
+	}
+	return 0;
+}
+
+/*
+ * Free what st_side_open() made and close the IA: gracefully when
+ * @check (its EPs, LMRs and SPs must all be gone: the graceful close
+ * fails on anything left), else abruptly after a failure.
+ */
+static int st_side_close(struct st_side *s, bool check)
+{
+	int err = 0, i;
+
+	bench_ev_untie(s->conn);
+	bench_ev_untie(s->dto);
+	if (s->dto && dat_evd_free(s->dto) != DAT_SUCCESS)
+		err = check ? dat_fail("dat_evd_free", 0) : 0;
+	if (s->conn && dat_evd_free(s->conn) != DAT_SUCCESS)
+		err = check ? dat_fail("dat_evd_free", 0) : 0;
+	if (s->pz && dat_pz_free(s->pz) != DAT_SUCCESS)
+		err = check ? dat_fail("dat_pz_free", 0) : 0;
+	/*
+	 * A rejected request stops counting on the IA only once its work
+	 * ran (kdapl/sp.c): give the last ones a moment.
+	 */
+	for (i = 0; s->ia && check && !err && i < 100; i++) {
+		if (dat_ia_close(s->ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS)
+			s->ia = DAT_HANDLE_NULL;
+		else
+			usleep_range(10000, 11000);
+	}
+	if (s->ia) {
+		if (check)
+			err = dat_fail("dat_ia_close graceful: objects left", 0);
+		dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG);
+	}
+	memset(s, 0, sizeof(*s));
+	return err;
+}
+
+static int st_ep_make(struct st_side *s, DAT_EP_HANDLE *ep)
+{
+	DAT_EP_ATTR attr = {
+		.service_type = DAT_SERVICE_TYPE_RC,
+		.max_recv_dtos = 8,
+		.max_request_dtos = 8,
+		.max_rdma_read_in = 4,
+		.max_rdma_read_out = 4,
+	};
+	DAT_RETURN ret;
+
+	ret = dat_ep_create(s->ia, s->pz, s->dto, s->dto, s->conn, &attr, ep);
+	if (ret != DAT_SUCCESS) {
+		*ep = DAT_HANDLE_NULL;
+		return dat_fail("dat_ep_create", ret);
+	}
+	return 0;
+}
+
+/* The peer's address from the command. */
+static int st_addr(const struct bench_cmd *c, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	if (!in4_pton(c->addr_b, -1, (u8 *)&sin->sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The next event on @evd that concerns @ep, which must be @num; events
+ * of EPs freed before (churn's early frees) are counted in @stale and
+ * skipped.
+ */
+static int st_expect_ep_ev(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep,
+			   DAT_EVENT_NUMBER num, DAT_EVENT *ev, u64 *stale)
+{
+	DAT_EVENT dummy;
+	int err;
+
+	if (!ev)
+		ev = &dummy;
+	for (;;) {
+		err = bench_wait_ev(evd, ev);
+		if (err) {
+			pr_warn("stress: no event %#x: %d\n", num, err);
+			return err;
+		}
+		if (ev->event_data.connect_event_data.ep_handle == ep)
+			break;
+		(*stale)++;
+	}
+	if (ev->event_number != num) {
+		pr_warn("stress: event %#x, expected %#x\n", ev->event_number,
+			num);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* --- payloads ---------------------------------------------------------- */
+
+/* A pattern no other (connection, sequence, kind) produces at any offset. */
+static u64 st_seed(u32 conn, u32 seq, enum st_kind kind)
+{
+	return (((u64)conn << 40) ^ ((u64)seq << 8) ^ kind) *
+	       0x9e3779b97f4a7c15ULL | 1;
+}
+
+static u64 st_next(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void st_fill(u8 *p, size_t len, u64 seed)
+{
+	size_t i;
+	u64 v = 0;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7))
+			v = st_next(&seed);
+		p[i] = v >> ((i & 7) * 8);
+	}
+}
+
+/* 0, or -EBADMSG with the first wrong byte reported. */
+static int st_check(const u8 *p, size_t len, u64 seed, const char *what,
+		    u32 conn, u32 seq)
+{
+	size_t i;
+	u64 v = 0;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7))
+			v = st_next(&seed);
+		if (p[i] != (u8)(v >> ((i & 7) * 8))) {
+			pr_warn("stress: %s of conn %u seq %u: byte %zu of %zu is %#x, want %#x\n",
+				what, conn, seq, i, len, p[i],
+				(u8)(v >> ((i & 7) * 8)));
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* --- connections ------------------------------------------------------- */
+
+/*
+ * A PSP on side B: @cr is its CR EVD (notify upcall). Freed with
+ * st_psp_close().
+ */
+struct st_psp {
+	DAT_EVD_HANDLE cr;
+	DAT_PSP_HANDLE psp;
+};
+
+static int st_psp_open(struct st_psp *p, struct st_side *b, u16 port)
+{
+	DAT_RETURN ret;
+
+	memset(p, 0, sizeof(*p));
+	if (dat_evd_kcreate(b->ia, ST_QLEN, DAT_UPCALL_NOTIFY, &bench_ev_up,
+			    DAT_EVD_CR_FLAG, &p->cr) != DAT_SUCCESS) {
+		p->cr = DAT_HANDLE_NULL;
+		return dat_fail("dat_evd_kcreate", 0);
+	}
+	ret = dat_psp_create(b->ia, port, p->cr, DAT_PSP_CONSUMER_FLAG,
+			     &p->psp);
+	if (ret != DAT_SUCCESS) {
+		p->psp = DAT_HANDLE_NULL;
+		return dat_fail("dat_psp_create", ret);
+	}
+	return 0;
+}
+
+/* Reject every request waiting on @p's EVD; returns how many. */
+static u32 st_psp_drain(struct st_psp *p)
+{
+	DAT_EVENT ev;
+	u32 n = 0;
+
+	while (dat_evd_dequeue(p->cr, &ev) == DAT_SUCCESS) {
+		if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+			continue;
+		if (dat_cr_reject(ev.event_data.cr_arrival_event_data
+				  .cr_handle, 0, NULL) == DAT_SUCCESS)
+			n++;
+	}
+	return n;
+}
+
+static int st_psp_close(struct st_psp *p)
+{
+	int err = 0;
+
+	if (p->psp && dat_psp_free(p->psp) != DAT_SUCCESS)
+		err = dat_fail("dat_psp_free", 0);
+	if (p->cr) {
+		bench_ev_untie(p->cr);
+		st_psp_drain(p);
+		if (dat_evd_free(p->cr) != DAT_SUCCESS)
+			err = dat_fail("dat_evd_free", 0);
+	}
+	memset(p, 0, sizeof(*p));
+	return err;
+}
+
+/* Connect @ea to @p, accept with @eb, both ESTABLISHED. */
+static int st_connect(struct st_side *a, struct st_side *b, struct st_psp *p,
+		      const struct sockaddr_in *sin, u16 port,
+		      DAT_EP_HANDLE ea, DAT_EP_HANDLE eb, u64 *stale)
+{
+	DAT_EVENT ev;
+	int err;
+
+	err = dat_chk("dat_ep_connect",
+		      dat_ep_connect(ea, (struct sockaddr *)sin, port,
+				     ST_CONNECT_US, 0, NULL,
+				     DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG));
+	err = err ?: bench_expect_ev(p->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	err = err ?: dat_chk("dat_cr_accept",
+			     dat_cr_accept(ev.event_data.cr_arrival_event_data
+					   .cr_handle, eb, 0, NULL));
+	err = err ?: st_expect_ep_ev(a->conn, ea,
+				     DAT_CONNECTION_EVENT_ESTABLISHED, NULL,
+				     stale);
+	return err ?: st_expect_ep_ev(b->conn, eb,
+				      DAT_CONNECTION_EVENT_ESTABLISHED, NULL,
+				      stale);
+}
+
+/*
+ * The end of @ep's connection: DISCONNECTED, or BROKEN where @broken
+ * allows it (counted there): a graceful disconnect on a lossy wire may
+ * outlast kdapl's bound (disconnect_timeout_ms), which ends it BROKEN.
+ */
+static int st_expect_end(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep, u64 *stale,
+			 u64 *broken)
+{
+	DAT_EVENT ev;
+	int err;
+
+	err = st_expect_ep_ev(evd, ep, DAT_CONNECTION_EVENT_DISCONNECTED, &ev,
+			      stale);
+	if (err == -EPROTO && broken &&
+	    ev.event_number == DAT_CONNECTION_EVENT_BROKEN) {
+		(*broken)++;
+		return 0;
+	}
+	return err;
+}
+
+/* Disconnect from A or B, gracefully or not; both ends must end. */
+static int st_disconnect(struct st_side *a, struct st_side *b,
+			 DAT_EP_HANDLE ea, DAT_EP_HANDLE eb, bool from_b,
+			 bool abrupt, u64 *stale, u64 *broken)
+{
+	int err;
+
+	err = dat_chk("dat_ep_disconnect",
+		      dat_ep_disconnect(from_b ? eb : ea,
+					abrupt ? DAT_CLOSE_ABRUPT_FLAG :
+					DAT_CLOSE_GRACEFUL_FLAG));
+	err = err ?: st_expect_end(a->conn, ea, stale, broken);
+	return err ?: st_expect_end(b->conn, eb, stale, broken);
+}
+
+/*
+ * Take @n DTO completions from @evd, each successful; @done is called
+ * with each (its cookie, its length) and may fail the run.
+ */
+static int st_collect(DAT_EVD_HANDLE evd, u32 n,
+		      int (*done)(void *ctx, u64 cookie, u32 len), void *ctx)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+	int err;
+
+	while (n--) {
+		err = bench_wait_ev(evd, &ev);
+		if (err) {
+			pr_warn("stress: a DTO completion missing: %d\n", err);
+			return err;
+		}
+		d = &ev.event_data.dto_completion_event_data;
+		if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+		    d->status != DAT_DTO_SUCCESS) {
+			pr_warn("stress: event %#x status %d cookie %#llx\n",
+				ev.event_number, d->status,
+				d->user_cookie.as_64);
+			return -EIO;
+		}
+		err = done ? done(ctx, d->user_cookie.as_64,
+				  d->transfered_length) : 0;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* --- soak -------------------------------------------------------------- */
+
+/*
+ * Zero-length Sends both ways on a new connection: a Send posts the
+ * registrations of its side's new LMRs ahead of it on its QP (kdapl/lmr.c),
+ * so once each side has received the other's, every LMR of the
+ * connection is usable, remotely too.
+ */
+static int st_hello(struct st_side *a, struct st_side *b, DAT_EP_HANDLE ea,
+		    DAT_EP_HANDLE eb)
+{
+	const DAT_DTO_COOKIE ck = { .as_64 = 0 };
+	int err;
+
+	err = dat_chk("dat_ep_post_recv",
+		      dat_ep_post_recv(ea, 0, NULL, ck,
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	err = err ?: dat_chk("dat_ep_post_recv",
+			     dat_ep_post_recv(eb, 0, NULL, ck,
+					      DAT_COMPLETION_DEFAULT_FLAG));
+	err = err ?: dat_chk("dat_ep_post_send",
+			     dat_ep_post_send(ea, 0, NULL, ck,
+					      DAT_COMPLETION_DEFAULT_FLAG));
+	err = err ?: dat_chk("dat_ep_post_send",
+			     dat_ep_post_send(eb, 0, NULL, ck,
+					      DAT_COMPLETION_DEFAULT_FLAG));
+	err = err ?: st_collect(a->dto, 2, NULL, NULL);
+	return err ?: st_collect(b->dto, 2, NULL, NULL);
+}
+
+/*
+ * One connection of the soak. A's memory: [0, size) sends and the Read's
+ * sink, [size, 2 size) the Write's source. B's: [0, size) receives and
+ * the Read's source, [size, 2 size) the Write's sink.
+ */
+struct st_conn {
+	DAT_EP_HANDLE ea, eb;
+	struct bench_mem ma, mb;
+	u32 seq;
+	u32 len;	/* of the step in flight */
+};
+
+struct st_soak {
+	struct st_conn *conns;
+	u32 n;
+	u32 size;
+	u64 bytes;
+};
+
+static int soak_recv_done(void *ctx, u64 cookie, u32 len)
+{
+	struct st_soak *s = ctx;
+	u32 i = cookie >> 8;
+	struct st_conn *c;
+
+	if (i >= s->n)
+		return -EPROTO;
+	c = &s->conns[i];
+	switch (cookie & 0xff) {
+	case ST_RECV:
+		if (len != c->len) {
+			pr_warn("stress: conn %u received %u bytes, sent %u\n",
+				i, len, c->len);
+			return -EBADMSG;
+		}
+		s->bytes += len;
+		return st_check(c->mb.buf, len, st_seed(i, c->seq, ST_SEND),
+				"Send", i, c->seq);
+	case ST_FENCE_RECV:
+		/* the Write before the Send is placed: check it */
+		s->bytes += c->len;
+		return st_check(c->mb.buf + s->size, c->len,
+				st_seed(i, c->seq, ST_WRITE), "RDMA Write", i,
+				c->seq);
+	default:
+		return -EPROTO;
+	}
+}
+
+static int soak_read_done(void *ctx, u64 cookie, u32 len)
+{
+	struct st_soak *s = ctx;
+	u32 i = cookie >> 8;
+	struct st_conn *c;
+
+	if (i >= s->n)
+		return -EPROTO;
+	c = &s->conns[i];
+	if ((cookie & 0xff) != ST_READ)
+		return 0;	/* a Send or Write of A */
+	s->bytes += c->len;
+	return st_check(c->ma.buf, c->len, st_seed(i, c->seq, ST_READ),
+			"RDMA Read", i, c->seq);
+}
+
+/* One step on every connection: Sends, then fenced Writes, then Reads. */
+static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
+{
+	DAT_LMR_TRIPLET t;
+	DAT_RMR_TRIPLET r;
+	struct st_conn *c;
+	u32 i;
+	int err = 0;
+
+	for (i = 0; i < s->n && !err; i++) {
+		c = &s->conns[i];
+		c->seq++;
+		c->len = get_random_u32() % s->size + 1;
+		t = bench_trip(&c->mb, 0, s->size);
+		err = dat_chk("dat_ep_post_recv",
+			      dat_ep_post_recv(c->eb, 1, &t, st_cookie(i, ST_RECV),
+					       DAT_COMPLETION_DEFAULT_FLAG));
+		st_fill(c->ma.buf, c->len, st_seed(i, c->seq, ST_SEND));
+		t = bench_trip(&c->ma, 0, c->len);
+		err = err ?: dat_chk("dat_ep_post_send",
+				     dat_ep_post_send(c->ea, 1, &t,
+						      st_cookie(i, ST_SEND),
+						      DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	err = err ?: st_collect(a->dto, s->n, NULL, NULL);
+	err = err ?: st_collect(b->dto, s->n, soak_recv_done, s);
+	for (i = 0; i < s->n && !err; i++) {
+		c = &s->conns[i];
+		t = bench_trip(&c->mb, 0, 8);
+		err = dat_chk("dat_ep_post_recv",
+			      dat_ep_post_recv(c->eb, 1, &t,
+					       st_cookie(i, ST_FENCE_RECV),
+					       DAT_COMPLETION_DEFAULT_FLAG));
+		st_fill(c->ma.buf + s->size, c->len,
+			st_seed(i, c->seq, ST_WRITE));
+		t = bench_trip(&c->ma, s->size, c->len);
+		r.rmr_context = c->mb.rctx;
+		r.virtual_address = c->mb.va + s->size;
+		r.segment_length = c->len;
+		err = err ?: dat_chk("dat_ep_post_rdma_write",
+				     dat_ep_post_rdma_write(c->ea, 1, &t,
+							    st_cookie(i, ST_WRITE),
+							    &r,
+							    DAT_COMPLETION_DEFAULT_FLAG));
+		err = err ?: dat_chk("dat_ep_post_send",
+				     dat_ep_post_send(c->ea, 0, NULL,
+						      st_cookie(i, ST_FENCE),
+						      DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	err = err ?: st_collect(a->dto, 2 * s->n, NULL, NULL);
+	err = err ?: st_collect(b->dto, s->n, soak_recv_done, s);
+	for (i = 0; i < s->n && !err; i++) {
+		c = &s->conns[i];
+		st_fill(c->mb.buf, c->len, st_seed(i, c->seq, ST_READ));
+		memset(c->ma.buf, 0, c->len);
+		t = bench_trip(&c->ma, 0, c->len);
+		r.rmr_context = c->mb.rctx;
+		r.virtual_address = c->mb.va;
+		r.segment_length = c->len;
+		err = dat_chk("dat_ep_post_rdma_read",
+			      dat_ep_post_rdma_read(c->ea, 1, &t,
+						    st_cookie(i, ST_READ), &r,
+						    DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	return err ?: st_collect(a->dto, s->n, soak_read_done, s);
+}
+
+static int st_soak(const struct bench_cmd *cmd)
+{
+	struct st_side a = {}, b = {};
+	struct st_psp p = {};
+	struct sockaddr_in sin;
+	struct st_soak s = { .n = cmd->conns, .size = cmd->size };
+	unsigned long end;
+	u64 steps = 0, stale = 0, broken = 0;
+	u32 i, up = 0;
+	int err, err2;
+
+	err = st_addr(cmd, &sin);
+	if (err)
+		return err;
+	s.conns = kcalloc(s.n, sizeof(*s.conns), GFP_KERNEL);
+	if (!s.conns)
+		return -ENOMEM;
+	err = st_side_open(&a, cmd->ia_a);
+	err = err ?: st_side_open(&b, cmd->ia_b);
+	err = err ?: st_psp_open(&p, &b, cmd->port);
+	for (i = 0; i < s.n && !err; i++) {
+		struct st_conn *c = &s.conns[i];
+
+		err = bench_mem_open(&c->ma, a.ia, a.pz, 2 * s.size);
+		err = err ?: bench_mem_open(&c->mb, b.ia, b.pz, 2 * s.size);
+		err = err ?: st_ep_make(&a, &c->ea);
+		err = err ?: st_ep_make(&b, &c->eb);
+		err = err ?: st_connect(&a, &b, &p, &sin, cmd->port, c->ea,
+					c->eb, &stale);
+		if (!err)
+			up++;
+		err = err ?: st_hello(&a, &b, c->ea, c->eb);
+	}
+	end = jiffies + msecs_to_jiffies(cmd->ms);
+	while (!err && time_before(jiffies, end)) {
+		err = soak_step(&s, &a, &b);
+		steps++;
+		cond_resched();
+	}
+	for (i = 0; i < up && !err; i++)
+		err = st_disconnect(&a, &b, s.conns[i].ea, s.conns[i].eb,
+				    i & 1, false, &stale,
+				    cmd->lossy ? &broken : NULL);
+	for (i = 0; i < s.n; i++) {
+		if (s.conns[i].ea)
+			dat_ep_free(s.conns[i].ea);
+		if (s.conns[i].eb)
+			dat_ep_free(s.conns[i].eb);
+		bench_mem_close(&s.conns[i].ma);
+		bench_mem_close(&s.conns[i].mb);
+	}
+	err2 = st_psp_close(&p);
+	err = err ?: err2;
+	err2 = st_side_close(&a, !err);
+	err = err ?: err2;
+	err2 = st_side_close(&b, !err);
+	err = err ?: err2;
+	kfree(s.conns);
+	bench_emit(cmd->tag, "conns", up * 1000ULL);
+	bench_emit(cmd->tag, "steps", steps * 1000);
+	bench_emit(cmd->tag, "ops", steps * s.n * 4 * 1000);
+	bench_emit(cmd->tag, "bytes", s.bytes * 1000);
+	bench_emit(cmd->tag, "stale_events", stale * 1000);
+	bench_emit(cmd->tag, "disconnect_broken", broken * 1000);
+	return err;
+}
+
+/* --- churn ------------------------------------------------------------- */
+
+/* The send of a churn round, and its check on B. */
+static int churn_send(struct st_side *a, struct st_side *b,
+		      struct bench_mem *ma, struct bench_mem *mb,
+		      DAT_EP_HANDLE ea, DAT_EP_HANDLE eb, u32 round)
+{
+	DAT_LMR_TRIPLET t;
+	int err;
+
+	memset(mb->buf, 0, 256);
+	t = bench_trip(mb, 0, 256);
+	err = dat_chk("dat_ep_post_recv",
+		      dat_ep_post_recv(eb, 1, &t, st_cookie(round, ST_RECV),
+				       DAT_COMPLETION_DEFAULT_FLAG));
+	st_fill(ma->buf, 256, st_seed(0, round, ST_SEND));
+	t = bench_trip(ma, 0, 256);
+	err = err ?: dat_chk("dat_ep_post_send",
+			     dat_ep_post_send(ea, 1, &t,
+					      st_cookie(round, ST_SEND),
+					      DAT_COMPLETION_DEFAULT_FLAG));
+	err = err ?: st_collect(a->dto, 1, NULL, NULL);
+	err = err ?: st_collect(b->dto, 1, NULL, NULL);
+	return err ?: st_check(mb->buf, 256, st_seed(0, round, ST_SEND),
+			       "Send", 0, round);
+}
+
+/*
+ * The active EP freed while it connects: before the passive end has
+ * seen the request (@after_accept false: anywhere in resolution, TCP
+ * and MPA), or right after the passive end accepted it (the MPA Reply
+ * and establishment in flight). Whatever reached B is accepted and must
+ * end; outcomes[]: 0 nothing arrived, 1 refused at the accept,
+ * 2 accepted and ended, 3 the sum and 4 the maximum of the ms it took
+ * to end.
+ */
+static int churn_early_free(struct st_side *a, struct st_side *b,
+			    struct st_psp *p, const struct sockaddr_in *sin,
+			    u16 port, bool after_accept, u32 end_ms,
+			    u64 *outcomes)
+{
+	DAT_EP_HANDLE ea = DAT_HANDLE_NULL, eb = DAT_HANDLE_NULL;
+	u32 delay_us = get_random_u32() % (after_accept ? 3000 : 20000);
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	bool established = false;
+	ktime_t t0;
+	u64 ms;
+	int err;
+
+	st_psp_drain(p);	/* a request of an earlier round, late */
+	err = st_ep_make(a, &ea);
+	err = err ?: st_ep_make(b, &eb);
+	err = err ?: dat_chk("dat_ep_connect",
+			     dat_ep_connect(ea, (struct sockaddr *)sin, port,
+					    ST_CONNECT_US, 0, NULL,
+					    DAT_QOS_BEST_EFFORT,
+					    DAT_CONNECT_DEFAULT_FLAG));
+	if (!err && !after_accept) {
+		usleep_range(delay_us, delay_us + 100);
+		err = dat_chk("dat_ep_free", dat_ep_free(ea));
+		ea = DAT_HANDLE_NULL;
+	}
+	if (err)
+		goto out;
+	if (bench_wait_ev_ms(p->cr, &ev, after_accept ? BENCH_WAIT_MS : 200)) {
+		if (after_accept) {
+			pr_warn("stress: no request from a live EP\n");
+			err = -ETIMEDOUT;
+		} else {
+			outcomes[0]++;		/* nothing arrived */
+		}
+		goto out;
+	}
+	if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
+		pr_warn("stress: CR EVD got event %#x\n", ev.event_number);
+		err = -EPROTO;
+		goto out;
+	}
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	if (dat_cr_accept(cr, eb, 0, NULL) != DAT_SUCCESS) {
+		outcomes[1]++;		/* not acceptable any more */
+		dat_cr_reject(cr, 0, NULL);
+		goto out;
+	}
+	if (after_accept) {
+		usleep_range(delay_us, delay_us + 100);
+		err = dat_chk("dat_ep_free", dat_ep_free(ea));
+		ea = DAT_HANDLE_NULL;
+		if (err)
+			goto out;
+	}
+	/* ESTABLISHED may come first; then it must end */
+	t0 = ktime_get();
+	do {
+		ms = ktime_ms_delta(ktime_get(), t0);
+		err = ms < end_ms ? bench_wait_ev_ms(b->conn, &ev, end_ms - ms) :
+				    -ETIMEDOUT;
+		if (err) {
+			DAT_EP_STATE st = -1;
+
+			dat_ep_get_status(eb, &st, NULL, NULL);
+			pr_warn("stress: accepted end of a freed EP never ended (%s accept, EP state %d, established %d)\n",
+				after_accept ? "freed after" : "freed before",
+				st, established);
+			goto out;
+		}
+		if (ev.event_data.connect_event_data.ep_handle != eb)
+			continue;
+		switch (ev.event_number) {
+		case DAT_CONNECTION_EVENT_ESTABLISHED:
+			established = true;
+			break;
+		case DAT_CONNECTION_EVENT_DISCONNECTED:
+		case DAT_CONNECTION_EVENT_BROKEN:
+		case DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR:
+			outcomes[2]++;
+			ms = ktime_ms_delta(ktime_get(), t0);
+			outcomes[3] += ms;
+			outcomes[4] = max(outcomes[4], ms);
+			goto out;
+		default:
+			pr_warn("stress: accepted end got event %#x\n",
+				ev.event_number);
+			err = -EPROTO;
+			goto out;
+		}
+	} while (1);
+out:
+	if (ea)
+		dat_ep_free(ea);
+	if (eb)
+		dat_ep_free(eb);
+	return err;
+}
+
+static int st_churn(const struct bench_cmd *cmd)
+{
+	struct st_side a = {}, b = {};
+	struct st_psp p = {}, p2 = {};
+	struct bench_mem ma = {}, mb = {};
+	struct sockaddr_in sin;
+	u64 stale = 0, early[5] = {}, done = 0;
+	u32 r;
+	int err, err2;
+
+	err = st_addr(cmd, &sin);
+	if (err)
+		return err;
+	err = st_side_open(&a, cmd->ia_a);
+	err = err ?: st_side_open(&b, cmd->ia_b);
+	err = err ?: st_psp_open(&p, &b, cmd->port);
+	err = err ?: st_psp_open(&p2, &b, cmd->port + 1);
+	err = err ?: bench_mem_open(&ma, a.ia, a.pz, PAGE_SIZE);
+	err = err ?: bench_mem_open(&mb, b.ia, b.pz, PAGE_SIZE);
+	for (r = 0; r < cmd->rounds && !err; r++) {
+		DAT_EP_HANDLE ea = DAT_HANDLE_NULL, eb = DAT_HANDLE_NULL;
+
+		if (r % 4 == 3) {
+			err = churn_early_free(&a, &b, &p2, &sin,
+					       cmd->port + 1, r % 8 == 7,
+					       cmd->ms, early);
+			done++;
+			continue;
+		}
+		err = st_ep_make(&a, &ea);
+		err = err ?: st_ep_make(&b, &eb);
+		err = err ?: st_connect(&a, &b, &p, &sin, cmd->port, ea, eb,
+					&stale);
+		err = err ?: churn_send(&a, &b, &ma, &mb, ea, eb, r);
+		err = err ?: st_disconnect(&a, &b, ea, eb, r % 4 == 1,
+					   r % 4 == 2, &stale, NULL);
+		if (ea)
+			dat_ep_free(ea);
+		if (eb)
+			dat_ep_free(eb);
+		if (!err)
+			done++;
+		cond_resched();
+	}
+	if (!err)
+		msleep(200);	/* a last late request, rejected below */
+	bench_mem_close(&ma);
+	bench_mem_close(&mb);
+	err2 = st_psp_close(&p2);
+	err = err ?: err2;
+	err2 = st_psp_close(&p);
+	err = err ?: err2;
+	err2 = st_side_close(&a, !err);
+	err = err ?: err2;
+	err2 = st_side_close(&b, !err);
+	err = err ?: err2;
+	bench_emit(cmd->tag, "rounds", done * 1000);
+	bench_emit(cmd->tag, "early.nothing_arrived", early[0] * 1000);
+	bench_emit(cmd->tag, "early.refused", early[1] * 1000);
+	bench_emit(cmd->tag, "early.accepted_and_ended", early[2] * 1000);
+	bench_emit(cmd->tag, "early.end_ms_mean",
+		   early[2] ? early[3] * 1000 / early[2] : 0);
+	bench_emit(cmd->tag, "early.end_ms_max", early[4] * 1000);
+	bench_emit(cmd->tag, "stale_events", stale * 1000);
+	return err;
+}
+
+/* --- spfree ------------------------------------------------------------ */
+
+/* Outcomes of a connect to a PSP freed under it, by kind. */
+enum { SPF_PEER, SPF_NONPEER, SPF_TIMEOUT, SPF_UNREACH, SPF_N };
+
+static int spfree_round(struct st_side *a, struct st_side *b,
+			const struct sockaddr_in *sin, u16 port, u32 n,
+			u64 *out, u64 *rejected)
+{
+	DAT_EP_HANDLE eps[BENCH_MAX_CONNS] = {};
+	struct st_psp p;
+	DAT_EVENT ev;
+	u32 i, left = 0;
+	int err;
+
+	err = st_psp_open(&p, b, port);
+	for (i = 0; i < n && !err; i++) {
+		err = st_ep_make(a, &eps[i]);
+		err = err ?: dat_chk("dat_ep_connect",
+				     dat_ep_connect(eps[i],
+						    (struct sockaddr *)sin,
+						    port, ST_SPFREE_US, 0,
+						    NULL, DAT_QOS_BEST_EFFORT,
+						    DAT_CONNECT_DEFAULT_FLAG));
+		if (!err)
+			left++;
+	}
+	usleep_range(get_random_u32() % 3000 + 1, 3001);
+	*rejected += st_psp_drain(&p);
+	err = st_psp_close(&p) ?: err;
+	/* every connect ends, without being accepted */
+	while (left && !err) {
+		err = bench_wait_ev(a->conn, &ev);
+		if (err) {
+			pr_warn("stress: %u connects to a freed PSP never ended\n",
+				left);
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (eps[i] && eps[i] ==
+			    ev.event_data.connect_event_data.ep_handle)
+				break;
+		if (i == n)
+			continue;
+		switch (ev.event_number) {
+		case DAT_CONNECTION_EVENT_PEER_REJECTED:
+			out[SPF_PEER]++;
+			break;
+		case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+			out[SPF_NONPEER]++;
+			break;
+		case DAT_CONNECTION_EVENT_TIMED_OUT:
+			out[SPF_TIMEOUT]++;
+			break;
+		case DAT_CONNECTION_EVENT_UNREACHABLE:
+			out[SPF_UNREACH]++;
+			break;
+		default:
+			pr_warn("stress: connect to a freed PSP: event %#x\n",
+				ev.event_number);
+			err = -EPROTO;
+			continue;
+		}
+		dat_ep_free(eps[i]);
+		eps[i] = DAT_HANDLE_NULL;
+		left--;
+	}
+	for (i = 0; i < n; i++)
+		if (eps[i])
+			dat_ep_free(eps[i]);
+	return err;
+}
+
+static int st_spfree(const struct bench_cmd *cmd)
+{
+	struct st_side a = {}, b = {};
+	struct sockaddr_in sin;
+	u64 out[SPF_N] = {}, rejected = 0;
+	u32 r;
+	int err, err2;
+
+	err = st_addr(cmd, &sin);
+	if (err)
+		return err;
+	err = st_side_open(&a, cmd->ia_a);
+	err = err ?: st_side_open(&b, cmd->ia_b);
+	for (r = 0; r < cmd->rounds && !err; r++) {
+		err = spfree_round(&a, &b, &sin, cmd->port + r % 4, cmd->conns,
+				   out, &rejected);
+		cond_resched();
+	}
+	err2 = st_side_close(&a, !err);
+	err = err ?: err2;
+	/*
+	 * B may keep a request whose event went to the EVD as it was freed
+	 * (its requester timed out): not a leak, so B closes abruptly.
+	 */
+	st_side_close(&b, false);
+	bench_emit(cmd->tag, "rounds", r * 1000ULL);
+	bench_emit(cmd->tag, "rejected_by_us", rejected * 1000);
+	bench_emit(cmd->tag, "peer_rejected", out[SPF_PEER] * 1000);
+	bench_emit(cmd->tag, "non_peer_rejected", out[SPF_NONPEER] * 1000);
+	bench_emit(cmd->tag, "timed_out", out[SPF_TIMEOUT] * 1000);
+	bench_emit(cmd->tag, "unreachable", out[SPF_UNREACH] * 1000);
+	return err;
+}
+
+/**
+ * bench_stress_run() - the "stress" command
+ * @c: test=soak|churn|spfree and its keys (see the top of this file)
+ *
+ * Context: process context, bench_mutex held; runs for as long as the
+ * workload does (soak: @c->ms; churn, spfree: @c->rounds).
+ * Return: 0 when every check held, else a negative errno (the kernel log
+ * says which check failed).
+ */
+int bench_stress_run(const struct bench_cmd *c)
+{
+	if (!*c->ia_a || !*c->ia_b)
+		return -EINVAL;
+	/* the commands use up to port + 3; an LMR is at most 256 pages */
+	if (!c->port || c->port > U16_MAX - 3 || c->size > ST_MAX_SIZE)
+		return -ERANGE;
+	if (!strcmp(c->test, "soak"))
+		return st_soak(c);
+	if (!strcmp(c->test, "churn"))
+		return st_churn(c);
+	if (!strcmp(c->test, "spfree"))
+		return st_spfree(c);
+	return -EINVAL;
+}

@@ -1,0 +1,150 @@
+#!/bin/bash
+# The stress suites (Documentation/testing.rst, "Stress"): kdapl_bench.ko's
+# checked workloads (bench/stress.c) over kiwarp between the two test
+# hosts, on a clean wire and on wires netem makes lossy, slow, reordering,
+# duplicating and corrupting, and over siw and rxe as controls. Sourced
+# after lib.sh, which sets up the hosts, kw1/kw2 and loads the modules.
+#
+# STRESS_LEVEL=check (the short form in `make check`, about 3 minutes) or
+# stress (`make stress`, about 70 minutes, estimated). Every command's figures are
+# appended to $STRESS_TABLE, which the host prints at the end.
+STRESS_LEVEL=${STRESS_LEVEL:-check}
+STRESS_TABLE=$OUT/stress-table.txt
+
+# The netem profiles of the soak, on both ends of kw1/kw2's veth pair.
+STRESS_PROFILES="clean loss delay_reorder duplicate corrupt mixed"
+stress_netem_args() {
+	case "$1" in
+	loss) echo "loss 2%" ;;
+	delay_reorder) echo "delay 20ms 10ms reorder 25% 50%" ;;
+	duplicate) echo "duplicate 3%" ;;
+	corrupt) echo "corrupt 1%" ;;
+	mixed) echo "loss 1% delay 10ms 5ms duplicate 1% corrupt 0.5%" ;;
+	esac
+}
+
+stress_netem() {
+	local args
+	args=$(stress_netem_args "$1")
+	tc qdisc del dev veth4 root 2>/dev/null
+	ip netns exec b tc qdisc del dev veth5 root 2>/dev/null
+	[ -n "$args" ] || return 0
+	# shellcheck disable=SC2086
+	tc qdisc add dev veth4 root netem $args &&
+	ip netns exec b tc qdisc add dev veth5 root netem $args
+}
+
+# stress_cmd CMD: run one stress command; its figures go to the table.
+stress_cmd() {
+	local rc=0
+	echo "$1" >"$BENCH_CTL" || rc=1
+	sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
+	if [ $rc -ne 0 ]; then
+		echo "kdapl-guest: stress command failed: $1"
+		cat "$BENCH_CTL"
+		dmesg | grep 'kdapl_bench' | tail -n 20
+		tail -n 40 "$STRESS_TRACE/trace" 2>/dev/null
+	fi
+	return $rc
+}
+
+# kdapl's connection events and state changes are traced while the suite
+# runs (tracefs), so that a failed command shows its last ones.
+STRESS_TRACE=/sys/kernel/debug/tracing
+stress_trace() {
+	local e
+	for e in kdapl_cm_event kdapl_conn_event kdapl_ep_state; do
+		echo "$1" >"$STRESS_TRACE/events/kdapl/$e/enable" 2>/dev/null
+	done
+	[ "$1" = 0 ] || { : >"$STRESS_TRACE/trace"
+		echo 1 >"$STRESS_TRACE/tracing_on"; } 2>/dev/null
+}
+
+# Nothing of a stress command may stay: no EP in kdapl's debugfs, no QP
+# on the kiwarp devices.
+stress_nothing_left() {
+	local eps qps
+	eps=$(grep -c . /sys/kernel/debug/kdapl/eps)
+	qps=$(rdma res show qp 2>/dev/null | grep -c 'link kw[0-9]')
+	echo "kdapl-guest: eps lines $eps (header 1), kiwarp QPs $qps"
+	[ "$eps" -eq 1 ] && [ "$qps" -eq 0 ]
+}
+
+stress_slab_kb() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
+
+# A soak of $2 seconds on profile $1, in runs of at most 60 s (the
+# command's limit).
+stress_soak() {
+	local profile=$1 left=$2 run n=0 lossy=1
+	[ "$profile" != clean ] || lossy=0
+	stress_netem "$profile" || { echo "kdapl-guest: netem $profile"; return 1; }
+	while [ "$left" -gt 0 ]; do
+		run=$((left > 60 ? 60 : left))
+		stress_cmd "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$((7400 + n % 8)) conns=4 size=65536 ms=$((run * 1000)) lossy=$lossy tag=soak.$profile.$n" ||
+			{ stress_netem clean; return 1; }
+		left=$((left - run))
+		n=$((n + 1))
+	done
+	stress_netem clean && stress_nothing_left
+}
+
+# kiwarp unloaded under a zero-copy soak (issue 19: the last zero-copy
+# release must not wake module unload from freed module text): the
+# unload ends, the soak's command returns (its connections broken, so
+# it fails, as it must), kiwarp and kw0..kw2 come back, nothing is left.
+stress_unload_zcopy() {
+	local rc=0 pid
+	echo 4096 >/sys/module/kiwarp/parameters/zcopy_min || return 1
+	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7430 conns=4 size=65536 ms=30000 lossy=1 tag=unload.zcopy" \
+		>"$BENCH_CTL") 2>/dev/null &
+	pid=$!
+	sleep 4
+	timeout 60 busybox rmmod kiwarp || { echo "rmmod kiwarp failed"; rc=1; }
+	if wait "$pid"; then
+		echo "the soak went on without kiwarp"
+		rc=1
+	fi
+	if ! insmod "$MODDIR/kiwarp.ko" || ! add_kiwarp_device; then
+		echo "kiwarp did not come back"
+		rc=1
+	fi
+	stress_nothing_left || rc=1
+	return $rc
+}
+
+kdapl_stress_suite() {
+	local soak churn spfree ctl_churn p
+	if [ "$STRESS_LEVEL" = stress ]; then
+		soak=300 churn=10000 spfree=500 ctl_churn=1000
+	else
+		soak=15 churn=200 spfree=20 ctl_churn=40
+	fi
+	: >"$STRESS_TABLE"
+	stress_trace 1
+	ktap_suite kdapl_stress $((8 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko"
+	local slab0
+	slab0=$(stress_slab_kb)
+	# connect, one checked Send, disconnect (3 ways) or free while connecting
+	ktap_check churn_kiwarp stress_cmd \
+		"stress test=churn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7410 rounds=$churn ms=10000 tag=churn.kiwarp"
+	ktap_check churn_siw stress_cmd \
+		"stress test=churn ia_a=siwA ia_b=siwA addr=$HOST_A_ADDR port=7412 rounds=$ctl_churn ms=10000 tag=churn.siw"
+	# an accepted REP to a requester gone ends after the IB CM's retries
+	ktap_check churn_rxe stress_cmd \
+		"stress test=churn ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR port=7414 rounds=$ctl_churn ms=120000 tag=churn.rxe"
+	# a PSP and its EVD freed while four connection requests arrive
+	ktap_check psp_free_under_requests stress_cmd \
+		"stress test=spfree ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7420 rounds=$spfree conns=4 tag=spfree.kiwarp"
+	for p in $STRESS_PROFILES; do
+		ktap_check "soak_$p" stress_soak "$p" "$soak"
+	done
+	ktap_check unload_kiwarp_under_zcopy_soak stress_unload_zcopy
+	ktap_check nothing_left stress_nothing_left
+	echo "$STRESS_LEVEL slab_kb.before $slab0" >>"$STRESS_TABLE"
+	echo "$STRESS_LEVEL slab_kb.after $(stress_slab_kb)" >>"$STRESS_TABLE"
+	ktap_check unload_bench_module rmmod kdapl_bench
+	ktap_end
+	stress_trace 0
+	sed 's/^/kdapl-stress: /' "$STRESS_TABLE"
+}
