@@ -8,7 +8,8 @@
 #   make demo      boot the guest and show the modules at work
 #   make bench     benchmarks on the perf kernel (scripts/bench.sh)
 #   make stress    long fault, load and churn runs on the debug kernel
-#                  (scripts/stress.sh; `make check` runs them short)
+#                  (scripts/stress.sh; `make check` runs them short, as
+#                  does make stress STRESS_LEVEL=check)
 #   make deps      install the Debian packages (scripts/install-deps.sh)
 #   make clean     remove module build products and build/
 #
@@ -66,7 +67,7 @@ bench:
 	$(CURDIR)/scripts/bench.sh $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 stress:
-	$(CURDIR)/scripts/stress.sh
+	STRESS_LEVEL=$(or $(STRESS_LEVEL),stress) $(CURDIR)/scripts/stress.sh
 
 install:
 	$(if $(IREL),,$(error no kernel release in $(IKDIR)/include/generated/utsrelease.h: set KDIR to a configured kernel tree))

@@ -158,6 +158,26 @@ static int st_addr(const struct bench_cmd *c, struct sockaddr_in *sin)
 	return 0;
 }
 
+/* The command's peer address and both sides; st_side_close() each after. */
+static int st_open(const struct bench_cmd *cmd, struct st_side *a,
+		   struct st_side *b, struct sockaddr_in *sin)
+{
+	int err = st_addr(cmd, sin);
+
+	err = err ?: st_side_open(a, cmd->ia_a);
+	return err ?: st_side_open(b, cmd->ia_b);
+}
+
+/* Close both sides, checking that nothing is left unless @err already. */
+static int st_close(struct st_side *a, struct st_side *b, int err)
+{
+	int err2 = st_side_close(a, !err);
+
+	err = err ?: err2;
+	err2 = st_side_close(b, !err);
+	return err ?: err2;
+}
+
 /*
  * The next event on @evd that concerns @ep, which must be @num; events
  * of EPs freed before (churn's early frees) are counted in @stale and
@@ -443,7 +463,12 @@ struct st_soak {
 	u64 bytes;
 };
 
-static int soak_recv_done(void *ctx, u64 cookie, u32 len)
+/*
+ * A soak completion: a receive or a Read has its data checked where it
+ * landed (a fencing Send's receive checks the Write before it); A's
+ * Sends and Writes only had to succeed.
+ */
+static int soak_done(void *ctx, u64 cookie, u32 len)
 {
 	struct st_soak *s = ctx;
 	u32 i = cookie >> 8;
@@ -463,30 +488,21 @@ static int soak_recv_done(void *ctx, u64 cookie, u32 len)
 		return st_check(c->mb.buf, len, st_seed(i, c->seq, ST_SEND),
 				"Send", i, c->seq);
 	case ST_FENCE_RECV:
-		/* the Write before the Send is placed: check it */
 		s->bytes += c->len;
 		return st_check(c->mb.buf + s->size, c->len,
 				st_seed(i, c->seq, ST_WRITE), "RDMA Write", i,
 				c->seq);
+	case ST_READ:
+		s->bytes += c->len;
+		return st_check(c->ma.buf, c->len, st_seed(i, c->seq, ST_READ),
+				"RDMA Read", i, c->seq);
+	case ST_SEND:
+	case ST_WRITE:
+	case ST_FENCE:
+		return 0;
 	default:
 		return -EPROTO;
 	}
-}
-
-static int soak_read_done(void *ctx, u64 cookie, u32 len)
-{
-	struct st_soak *s = ctx;
-	u32 i = cookie >> 8;
-	struct st_conn *c;
-
-	if (i >= s->n)
-		return -EPROTO;
-	c = &s->conns[i];
-	if ((cookie & 0xff) != ST_READ)
-		return 0;	/* a Send or Write of A */
-	s->bytes += c->len;
-	return st_check(c->ma.buf, c->len, st_seed(i, c->seq, ST_READ),
-			"RDMA Read", i, c->seq);
 }
 
 /* One step on every connection: Sends, then fenced Writes, then Reads. */
@@ -514,7 +530,7 @@ static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
 						      DAT_COMPLETION_DEFAULT_FLAG));
 	}
 	err = err ?: st_collect(a->dto, s->n, NULL, NULL);
-	err = err ?: st_collect(b->dto, s->n, soak_recv_done, s);
+	err = err ?: st_collect(b->dto, s->n, soak_done, s);
 	for (i = 0; i < s->n && !err; i++) {
 		c = &s->conns[i];
 		t = bench_trip(&c->mb, 0, 8);
@@ -539,7 +555,7 @@ static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
 						      DAT_COMPLETION_DEFAULT_FLAG));
 	}
 	err = err ?: st_collect(a->dto, 2 * s->n, NULL, NULL);
-	err = err ?: st_collect(b->dto, s->n, soak_recv_done, s);
+	err = err ?: st_collect(b->dto, s->n, soak_done, s);
 	for (i = 0; i < s->n && !err; i++) {
 		c = &s->conns[i];
 		st_fill(c->mb.buf, c->len, st_seed(i, c->seq, ST_READ));
@@ -553,7 +569,7 @@ static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
 						    st_cookie(i, ST_READ), &r,
 						    DAT_COMPLETION_DEFAULT_FLAG));
 	}
-	return err ?: st_collect(a->dto, s->n, soak_read_done, s);
+	return err ?: st_collect(a->dto, s->n, soak_done, s);
 }
 
 static int st_soak(const struct bench_cmd *cmd)
@@ -567,14 +583,10 @@ static int st_soak(const struct bench_cmd *cmd)
 	u32 i, up = 0;
 	int err, err2;
 
-	err = st_addr(cmd, &sin);
-	if (err)
-		return err;
 	s.conns = kcalloc(s.n, sizeof(*s.conns), GFP_KERNEL);
 	if (!s.conns)
 		return -ENOMEM;
-	err = st_side_open(&a, cmd->ia_a);
-	err = err ?: st_side_open(&b, cmd->ia_b);
+	err = st_open(cmd, &a, &b, &sin);
 	err = err ?: st_psp_open(&p, &b, cmd->port);
 	for (i = 0; i < s.n && !err; i++) {
 		struct st_conn *c = &s.conns[i];
@@ -608,11 +620,7 @@ static int st_soak(const struct bench_cmd *cmd)
 		bench_mem_close(&s.conns[i].mb);
 	}
 	err2 = st_psp_close(&p);
-	err = err ?: err2;
-	err2 = st_side_close(&a, !err);
-	err = err ?: err2;
-	err2 = st_side_close(&b, !err);
-	err = err ?: err2;
+	err = st_close(&a, &b, err ?: err2);
 	kfree(s.conns);
 	bench_emit(cmd->tag, "conns", up * 1000ULL);
 	bench_emit(cmd->tag, "steps", steps * 1000);
@@ -769,11 +777,7 @@ static int st_churn(const struct bench_cmd *cmd)
 	u32 r;
 	int err, err2;
 
-	err = st_addr(cmd, &sin);
-	if (err)
-		return err;
-	err = st_side_open(&a, cmd->ia_a);
-	err = err ?: st_side_open(&b, cmd->ia_b);
+	err = st_open(cmd, &a, &b, &sin);
 	err = err ?: st_psp_open(&p, &b, cmd->port);
 	err = err ?: st_psp_open(&p2, &b, cmd->port + 1);
 	err = err ?: bench_mem_open(&ma, a.ia, a.pz, PAGE_SIZE);
@@ -810,11 +814,7 @@ static int st_churn(const struct bench_cmd *cmd)
 	err2 = st_psp_close(&p2);
 	err = err ?: err2;
 	err2 = st_psp_close(&p);
-	err = err ?: err2;
-	err2 = st_side_close(&a, !err);
-	err = err ?: err2;
-	err2 = st_side_close(&b, !err);
-	err = err ?: err2;
+	err = st_close(&a, &b, err ?: err2);
 	bench_emit(cmd->tag, "rounds", done * 1000);
 	bench_emit(cmd->tag, "early.nothing_arrived", early[0] * 1000);
 	bench_emit(cmd->tag, "early.refused", early[1] * 1000);
@@ -907,11 +907,7 @@ static int st_spfree(const struct bench_cmd *cmd)
 	u32 r;
 	int err, err2;
 
-	err = st_addr(cmd, &sin);
-	if (err)
-		return err;
-	err = st_side_open(&a, cmd->ia_a);
-	err = err ?: st_side_open(&b, cmd->ia_b);
+	err = st_open(cmd, &a, &b, &sin);
 	for (r = 0; r < cmd->rounds && !err; r++) {
 		err = spfree_round(&a, &b, &sin, cmd->port + r % 4, cmd->conns,
 				   out, &rejected);

@@ -1,10 +1,19 @@
 #!/bin/bash
 # Guest side of `make stress` (scripts/stress.sh): the test hosts, then
-# the stress suites at full length.
+# the stress suites at full length (or short, kdguest.stress=check).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/stress.sh"
 
+# kdguest.stress=check (make stress STRESS_LEVEL=check): the short form
+level=stress
+read -r -a args </proc/cmdline
+for arg in "${args[@]}"; do
+	case "$arg" in
+	kdguest.stress=check) level=check ;;
+	esac
+done
+
 dev_guest_begin
-STRESS_LEVEL=stress kdapl_stress_suite
+STRESS_LEVEL=$level kdapl_stress_suite
 dev_guest_end
