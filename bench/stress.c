@@ -7,7 +7,8 @@
  *
  *   stress test=soak ia_a= ia_b= addr= port= conns= size= ms= lossy= tag=
  *	conns connections, each in turn: a Send of a random length up to
- *	size, an RDMA Write fenced by a zero-length Send, an RDMA Read;
+ *	size, an RDMA Write fenced by a zero-length Send, the message read
+ *	back in ST_ORD RDMA Reads at once (the peer's IRD full);
  *	every payload is a pattern of (connection, sequence, kind) checked
  *	where it lands. All connections are in flight at once. Then each
  *	disconnects gracefully: both ends DISCONNECTED, or with lossy=1
@@ -46,6 +47,7 @@
 #define ST_CONNECT_US	5000000
 #define ST_SPFREE_US	2000000	/* a request the PSP's free strands */
 #define ST_MAX_SIZE	(128 * PAGE_SIZE)	/* 2 per LMR: 256 pages */
+#define ST_ORD		4	/* RDMA Reads in flight per EP, both ways */
 
 /* One side of a stress command: an IA and what its EPs share. */
 struct st_side {
@@ -135,8 +137,8 @@ static int st_ep_make(struct st_side *s, DAT_EP_HANDLE *ep)
 		.service_type = DAT_SERVICE_TYPE_RC,
 		.max_recv_dtos = 8,
 		.max_request_dtos = 8,
-		.max_rdma_read_in = 4,
-		.max_rdma_read_out = 4,
+		.max_rdma_read_in = ST_ORD,
+		.max_rdma_read_out = ST_ORD,
 	};
 	DAT_RETURN ret;
 
@@ -454,6 +456,7 @@ struct st_conn {
 	struct bench_mem ma, mb;
 	u32 seq;
 	u32 len;	/* of the step in flight */
+	u32 reads;	/* the step's Reads not completed yet */
 };
 
 struct st_soak {
@@ -493,6 +496,10 @@ static int soak_done(void *ctx, u64 cookie, u32 len)
 				st_seed(i, c->seq, ST_WRITE), "RDMA Write", i,
 				c->seq);
 	case ST_READ:
+		if (!c->reads)
+			return -EPROTO;		/* more Reads than posted */
+		if (--c->reads)
+			return 0;	/* checked once the step's last is in */
 		s->bytes += c->len;
 		return st_check(c->ma.buf, c->len, st_seed(i, c->seq, ST_READ),
 				"RDMA Read", i, c->seq);
@@ -511,7 +518,7 @@ static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
 	DAT_LMR_TRIPLET t;
 	DAT_RMR_TRIPLET r;
 	struct st_conn *c;
-	u32 i;
+	u32 i, n;
 	int err = 0;
 
 	for (i = 0; i < s->n && !err; i++) {
@@ -556,20 +563,31 @@ static int soak_step(struct st_soak *s, struct st_side *a, struct st_side *b)
 	}
 	err = err ?: st_collect(a->dto, 2 * s->n, NULL, NULL);
 	err = err ?: st_collect(b->dto, s->n, soak_done, s);
-	for (i = 0; i < s->n && !err; i++) {
+	/* the whole ORD at once: the responder's IRD is full */
+	for (i = 0, n = 0; i < s->n && !err; i++) {
+		u32 k, piece, off;
+
 		c = &s->conns[i];
 		st_fill(c->mb.buf, c->len, st_seed(i, c->seq, ST_READ));
 		memset(c->ma.buf, 0, c->len);
-		t = bench_trip(&c->ma, 0, c->len);
-		r.rmr_context = c->mb.rctx;
-		r.virtual_address = c->mb.va;
-		r.segment_length = c->len;
-		err = dat_chk("dat_ep_post_rdma_read",
-			      dat_ep_post_rdma_read(c->ea, 1, &t,
-						    st_cookie(i, ST_READ), &r,
-						    DAT_COMPLETION_DEFAULT_FLAG));
+		c->reads = min_t(u32, ST_ORD, c->len);
+		piece = c->len / c->reads;
+		for (k = 0, off = 0; k < c->reads && !err; k++, off += piece) {
+			u32 len = k + 1 < c->reads ? piece : c->len - off;
+
+			t = bench_trip(&c->ma, off, len);
+			r.rmr_context = c->mb.rctx;
+			r.virtual_address = c->mb.va + off;
+			r.segment_length = len;
+			err = dat_chk("dat_ep_post_rdma_read",
+				      dat_ep_post_rdma_read(c->ea, 1, &t,
+							    st_cookie(i, ST_READ),
+							    &r,
+							    DAT_COMPLETION_DEFAULT_FLAG));
+			n++;
+		}
 	}
-	return err ?: st_collect(a->dto, s->n, soak_done, s);
+	return err ?: st_collect(a->dto, n, soak_done, s);
 }
 
 static int st_soak(const struct bench_cmd *cmd)

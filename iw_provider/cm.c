@@ -723,6 +723,15 @@ static void kiwarp_connect_work(struct work_struct *work)
 	fi.v2_enhanced = true;
 	fi.ird = ird;
 	fi.ord = ord;
+	/*
+	 * An abort between the check above and the waiting connect shut
+	 * down a socket that connect then reopened: no Request on it.
+	 */
+	mutex_lock(&cep->lock);
+	ret = cep->aborted ? -ECONNABORTED : 0;
+	mutex_unlock(&cep->lock);
+	if (ret)
+		goto fail;
 	/* the private data was copied behind the frame header space */
 	ret = kiwarp_mpa_send(sock, cep->buf, &fi,
 			      cep->buf + MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN,

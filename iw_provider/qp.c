@@ -546,6 +546,8 @@ int kiwarp_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&kdev->qp_xa, ibqp->qp_num);
 	kiwarp_qp_abrupt(qp);
 	kiwarp_qp_error(qp);
+	/* a connect's cep holds the QP until it ends: end it now */
+	kiwarp_cm_connect_abort(qp);
 	/* iw_cm's reference goes with the CLOSE event of the teardown */
 	kiwarp_qp_put(qp);
 	wait_for_completion(&qp->freed);

@@ -72,12 +72,16 @@ stress_nothing_left() {
 
 stress_slab_kb() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 
-# A soak of $2 seconds on profile $1, in runs of at most 60 s (the
-# command's limit).
+# A soak of $2 seconds on profile $1, in runs of at most 60 s: each run
+# sets its four connections up again, and its figures are one row.
 stress_soak() {
 	local profile=$1 left=$2 run n=0 lossy=1
 	[ "$profile" != clean ] || lossy=0
-	stress_netem "$profile" || { echo "kdapl-guest: netem $profile"; return 1; }
+	if ! stress_netem "$profile"; then
+		echo "kdapl-guest: netem $profile"
+		stress_netem clean
+		return 1
+	fi
 	while [ "$left" -gt 0 ]; do
 		run=$((left > 60 ? 60 : left))
 		stress_cmd "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$((7400 + n % 8)) conns=4 size=65536 ms=$((run * 1000)) lossy=$lossy tag=soak.$profile.$n" ||
@@ -93,18 +97,23 @@ stress_soak() {
 # unload ends, the soak's command returns (its connections broken, so
 # it fails, as it must), kiwarp and kw0..kw2 come back, nothing is left.
 stress_unload_zcopy() {
-	local rc=0 pid
-	echo 4096 >/sys/module/kiwarp/parameters/zcopy_min || return 1
+	local rc=0 pid zc=/sys/module/kiwarp/parameters/zcopy_min old
+	old=$(cat "$zc") && echo 4096 >"$zc" || return 1
 	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7430 conns=4 size=65536 ms=30000 lossy=1 tag=unload.zcopy" \
 		>"$BENCH_CTL") 2>/dev/null &
 	pid=$!
 	sleep 4
-	timeout 60 busybox rmmod kiwarp || { echo "rmmod kiwarp failed"; rc=1; }
+	if ! timeout 60 busybox rmmod kiwarp; then
+		echo "rmmod kiwarp failed"
+		rc=1
+	fi
 	if wait "$pid"; then
 		echo "the soak went on without kiwarp"
 		rc=1
 	fi
-	if ! insmod "$MODDIR/kiwarp.ko" || ! add_kiwarp_device; then
+	if [ -e "$zc" ]; then
+		echo "$old" >"$zc"	# still loaded: the unload failed
+	elif ! insmod "$MODDIR/kiwarp.ko" || ! add_kiwarp_device; then
 		echo "kiwarp did not come back"
 		rc=1
 	fi
