@@ -595,6 +595,17 @@ static bool kiwarp_connect_unpublish(struct kiwarp_cep *cep)
 	return !aborted;
 }
 
+/* Whether kiwarp_cm_connect_abort() came for this connect. */
+static bool kiwarp_connect_aborted(struct kiwarp_cep *cep)
+{
+	bool aborted;
+
+	mutex_lock(&cep->lock);
+	aborted = cep->aborted;
+	mutex_unlock(&cep->lock);
+	return aborted;
+}
+
 static void kiwarp_connect_abort_work(struct work_struct *work)
 {
 	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep,
@@ -684,10 +695,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
 			     kiwarp_addr_len(&id->m_remote_addr), O_NONBLOCK);
 	if (ret == -EINPROGRESS) {
-		mutex_lock(&cep->lock);
-		aborted = cep->aborted;
-		mutex_unlock(&cep->lock);
-		ret = aborted ? -ECONNABORTED :
+		ret = kiwarp_connect_aborted(cep) ? -ECONNABORTED :
 		      kernel_connect(sock,
 				     (struct sockaddr *)&id->m_remote_addr,
 				     kiwarp_addr_len(&id->m_remote_addr), 0);
@@ -702,9 +710,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 		 * anything else, a refused connection included, as
 		 * -ECONNABORTED (CONNECT_ERROR).
 		 */
-		mutex_lock(&cep->lock);
-		aborted = cep->aborted;
-		mutex_unlock(&cep->lock);
+		aborted = kiwarp_connect_aborted(cep);
 		if (ret != -ECONNREFUSED && !aborted)
 			ibdev_info_ratelimited(&cep->kdev->ibdev,
 					       "TCP connect %pISpc -> %pISpc: %d\n",
@@ -727,11 +733,10 @@ static void kiwarp_connect_work(struct work_struct *work)
 	 * An abort between the check above and the waiting connect shut
 	 * down a socket that connect then reopened: no Request on it.
 	 */
-	mutex_lock(&cep->lock);
-	ret = cep->aborted ? -ECONNABORTED : 0;
-	mutex_unlock(&cep->lock);
-	if (ret)
+	if (kiwarp_connect_aborted(cep)) {
+		ret = -ECONNABORTED;
 		goto fail;
+	}
 	/* the private data was copied behind the frame header space */
 	ret = kiwarp_mpa_send(sock, cep->buf, &fi,
 			      cep->buf + MPA_RR_HDR_LEN + MPA_V2_BLOCK_LEN,
