@@ -17,6 +17,7 @@
 
 #include <linux/module.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
@@ -40,6 +41,16 @@ static DEFINE_MUTEX(kiwarp_devices_lock);
  * nothing registration or the netdev notifier calls takes it.
  */
 static DEFINE_MUTEX(kiwarp_newlink_lock);
+
+/*
+ * Test hook: widen the window between a device's registration and its
+ * netdev check (kiwarp_newlink_locked()) to this many ms, so that the
+ * stress suite's deletion of the netdev lands in it every time.
+ */
+static unsigned int kiwarp_test_newlink_delay_ms;
+module_param_named(test_newlink_delay_ms, kiwarp_test_newlink_delay_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(test_newlink_delay_ms, "test hook: wait this long (ms) after registering a device before checking its netdev (default 0)");
 
 static int kiwarp_query_device(struct ib_device *ibdev,
 			       struct ib_device_attr *attr,
@@ -264,11 +275,15 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 
 	/*
 	 * The netdev may have gone while we registered: its NETDEV_UNREGISTER
-	 * notifier, which finds devices on kiwarp_devices, would have missed
-	 * us, and ib_core's netdev reference would block its unregistration
-	 * for ever. Under RTNL the notifier does not run: a netdev still
-	 * registered will have it find us; one that is not had it already.
+	 * notifier, which finds devices on kiwarp_devices, missed us, and
+	 * the new device would be reported as added on a netdev already
+	 * being removed (until the netdev core's rebroadcast of the event,
+	 * while it waits for ib_core's reference, finds it a second later).
+	 * Under RTNL the notifier does not run: a netdev still registered
+	 * will have it find us; one that is not had it already.
 	 */
+	if (kiwarp_test_newlink_delay_ms)
+		msleep(min(kiwarp_test_newlink_delay_ms, 10000U));
 	rtnl_lock();
 	mutex_lock(&kiwarp_devices_lock);
 	list_add_tail(&kdev->list, &kiwarp_devices);
@@ -276,6 +291,7 @@ static int kiwarp_newlink_locked(const char *name, struct net_device *netdev)
 	gone = netdev->reg_state != NETREG_REGISTERED;
 	rtnl_unlock();
 	if (gone) {
+		dev_info(&ibdev->dev, "kiwarp: netdev gone while registering\n");
 		ib_unregister_device_queued(ibdev);
 		return -ENODEV;
 	}

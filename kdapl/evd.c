@@ -930,6 +930,42 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 }
 EXPORT_SYMBOL_GPL(dat_evd_dequeue);
 
+/**
+ * kdapl_evd_pending() - the events an EVD holds, and its delivery state
+ * @evd_handle: the EVD
+ * @buf: filled with one line describing the delivery state, for a log
+ * @len: size of @buf
+ *
+ * For a checker that must tell an upcall that is late from one that
+ * never comes (kdapltest's lost-wakeup count): an event seen queued
+ * twice, with no upcall between, waited for its notification all along.
+ *
+ * Return: the number of queued events, or -EINVAL for a bad handle.
+ * Context: any context.
+ */
+int kdapl_evd_pending(DAT_EVD_HANDLE evd_handle, char *buf, size_t len)
+{
+	struct kdapl_evd *evd = kdapl_evd_get(evd_handle);
+	unsigned long flags;
+	int count;
+
+	if (!evd)
+		return -EINVAL;
+	spin_lock_irqsave(&evd->lock, flags);
+	count = evd->count;
+	scnprintf(buf, len,
+		  "count %u quiet %u notified %d policy %d posted %llu upcalls %llu running %u dispatch %#lx iop %#lx cpu %u",
+		  evd->count, evd->quiet, evd->notified, evd->policy,
+		  evd->posted, evd->upcalls, evd->upcalls_running,
+		  READ_ONCE(evd->dispatch.flags),
+		  READ_ONCE(evd->dispatch.iop.state),
+		  READ_ONCE(evd->dispatch.cpu));
+	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_obj_put(&evd->base);
+	return count;
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_evd_pending, KDAPL_INTERNAL);
+
 /*
  * The EVD's IA with a reference, or NULL. RCU: a destroy in progress
  * drops the EVD's IA reference only after a grace period (see

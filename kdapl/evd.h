@@ -114,6 +114,8 @@ DAT_RETURN kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *event);
 DAT_RETURN kdapl_evd_queue_quiet(struct kdapl_evd *evd,
 				 const DAT_EVENT *event);
 
+/* Queued events and a line of delivery state, for checkers. Any context. */
+int kdapl_evd_pending(DAT_EVD_HANDLE evd_handle, char *buf, size_t len);
 void kdapl_evd_debugfs_init(struct dentry *dir);
 void kdapl_evd_release_device(struct kdapl_evd *evd);
 void kdapl_evd_release_ia(struct kdapl_ia *ia);

@@ -472,6 +472,44 @@ static void evd_test_stale_handle(struct kunit *test)
 	kdapl_cpuset_free(set);
 }
 
+/*
+ * kdapl_evd_pending(), kdapltest's lost-wakeup check: an event queued
+ * while upcalls were off, then left behind by DAT_UPCALL_INVOC_NEW, has
+ * no upcall coming (the shape of a lost wakeup) and stays pending; the
+ * next post kicks and notifies.
+ */
+static void evd_test_pending_without_upcall(struct kunit *test)
+{
+	struct kdapl_cpuset *set = test_cpus(test);
+	struct rec *r = mk_rec(test, 1);
+	struct kdapl_evd *evd = mk_evd(test, set, 16, DAT_UPCALL_DISABLE, r,
+				       DAT_EVD_SOFTWARE_FLAG);
+	char state[160];
+
+	KUNIT_EXPECT_EQ(test, kdapl_evd_pending(r->self, state,
+						sizeof(state)), 0);
+	KUNIT_ASSERT_EQ(test, post(r->self, 8), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, set_policy(r->self, DAT_UPCALL_NORIFY,
+					 DAT_UPCALL_INVOC_NEW), DAT_SUCCESS);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, kdapl_evd_pending(r->self, state,
+						sizeof(state)), 1);
+	KUNIT_EXPECT_EQ(test, r->n, 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(state, "count 1 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(state, "notified 0"));
+	/* the next post kicks: both are there, one notification */
+	KUNIT_ASSERT_EQ(test, post(r->self, 9), DAT_SUCCESS);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r->done, 5 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, r->ptr[0], 8UL);
+	KUNIT_EXPECT_EQ(test, kdapl_evd_pending(r->self, state,
+						sizeof(state)), 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(state, "notified 1"));
+	kdapl_evd_destroy(evd);
+	KUNIT_EXPECT_EQ(test, kdapl_evd_pending(r->self, state,
+						sizeof(state)), -EINVAL);
+	kdapl_cpuset_free(set);
+}
+
 static struct kunit_case kdapl_evd_cases[] = {
 	KUNIT_CASE(evd_test_create_params),
 	KUNIT_CASE(evd_test_fifo_and_empty),
@@ -485,6 +523,7 @@ static struct kunit_case kdapl_evd_cases[] = {
 	KUNIT_CASE(evd_test_calls_from_upcall),
 	KUNIT_CASE(evd_test_resize),
 	KUNIT_CASE(evd_test_stale_handle),
+	KUNIT_CASE(evd_test_pending_without_upcall),
 	{}
 };
 

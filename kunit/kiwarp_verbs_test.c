@@ -441,6 +441,65 @@ out:
 	ib_destroy_cq(cq);
 }
 
+struct destroy_arg {
+	struct ib_qp *qp;
+	struct completion done;
+};
+
+static int destroy_thread(void *arg)
+{
+	struct destroy_arg *a = arg;
+
+	ib_destroy_qp(a->qp);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * iw_get_qp() against a QP's destroy (issue 19, item 10). iw_cm looks a
+ * QP up by number and takes its reference (iw_add_ref) under its cm_id
+ * lock; the consumer owns the QP meanwhile, as with siw. Once a destroy
+ * has started, the number finds nothing, and the destroy waits for
+ * iw_cm's reference before it frees the QP.
+ */
+static void verbs_test_get_qp_during_destroy(struct kunit *test)
+{
+	struct verbs_ctx *c = test->priv;
+	struct ib_cq_init_attr ca = { .cqe = 16 };
+	struct task_struct *t;
+	struct destroy_arg *a;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 qpn;
+
+	/* not kunit-managed: a destroy that never ends keeps using it */
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	cq = ib_create_cq(c->dev, NULL, NULL, NULL, &ca);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	qp = make_qp(test, c->pd, cq, cq);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qpn = qp->qp_num;
+	KUNIT_ASSERT_PTR_EQ(test, kiwarp_iw_get_qp(c->dev, qpn), qp);
+	c->dev->ops.iw_add_ref(qp);
+
+	a->qp = qp;
+	init_completion(&a->done);
+	t = kthread_run(destroy_thread, a, "kiwarp-destroy");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ_MSG(test, wait_for_completion_timeout(&a->done, HZ / 2),
+			    0UL, "the destroy did not wait for iw_cm's reference");
+	KUNIT_EXPECT_NULL(test, kiwarp_iw_get_qp(c->dev, qpn));
+	c->dev->ops.iw_rem_ref(qp);
+	if (!wait_for_completion_timeout(&a->done, 10 * HZ)) {
+		KUNIT_FAIL(test, "the destroy did not end after the last reference");
+		return;		/* the CQ and @a stay: the destroy may use them */
+	}
+	KUNIT_EXPECT_NULL(test, kiwarp_iw_get_qp(c->dev, qpn));
+	ib_destroy_cq(cq);
+	kfree(a);
+}
+
 /* The state table: every (from, to) pair */
 static void verbs_test_qp_state_table(struct kunit *test)
 {
@@ -626,6 +685,7 @@ static struct kunit_case kiwarp_verbs_cases[] = {
 	KUNIT_CASE(verbs_test_cq_cpu_offline),
 	KUNIT_CASE(verbs_test_qp_modify),
 	KUNIT_CASE(verbs_test_qp_state_table),
+	KUNIT_CASE(verbs_test_get_qp_during_destroy),
 	KUNIT_CASE(verbs_test_drain),
 	KUNIT_CASE(verbs_test_frwr),
 	{}

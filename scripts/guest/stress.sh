@@ -121,16 +121,73 @@ stress_unload_zcopy() {
 	return $rc
 }
 
+# `rdma link add` racing the deletion of its netdev, $1 rounds (issue 19,
+# the fix beside item 10). Odd rounds widen the window between the
+# device's registration and kiwarp's netdev check to 2 s (kiwarp's
+# test_newlink_delay_ms) and delete the netdev inside it: the add must
+# fail (before the fix it reported a device on a netdev already being
+# removed, which the netdev core's rebroadcast of NETDEV_UNREGISTER
+# removed a second later). Even rounds race the two commands unaided.
+# Every round: the deletion ends within 30 s and no kiwarp device stays
+# on the deleted netdev. The outcomes are counted in the table.
+stress_newlink_race() {
+	local i pid gone won=0 lost=0 raced0 raced bad=0
+	local hook=/sys/module/kiwarp/parameters/test_newlink_delay_ms
+	raced0=$(dmesg | grep -c 'netdev gone while registering')
+	for i in $(seq 1 "$1"); do
+		ip link add vkr0 type veth peer name vkr1 || return 1
+		echo $((i % 2 * 2000)) >"$hook" || return 1
+		rdma link add kwr0 type kiwarp netdev vkr0 2>/dev/null &
+		pid=$!
+		if [ $((i % 2)) -eq 1 ]; then
+			# in the window: the device is registered
+			for _ in $(seq 1 50); do
+				rdma link show | grep -q '^link kwr0/' && break
+				sleep 0.05
+			done
+		fi
+		if ! timeout 30 ip link del vkr0; then
+			echo "kdapl-guest: round $i: ip link del vkr0 did not end in 30 s"
+			echo 0 >"$hook"
+			return 1
+		fi
+		if wait "$pid"; then
+			won=$((won + 1))
+			if [ $((i % 2)) -eq 1 ]; then
+				echo "kdapl-guest: round $i: rdma link add succeeded on a netdev deleted meanwhile"
+				bad=1
+			fi
+		else
+			lost=$((lost + 1))
+		fi
+		gone=0
+		for _ in $(seq 1 100); do
+			rdma link show | grep -q '^link kwr0/' || { gone=1; break; }
+			sleep 0.1
+		done
+		if [ "$gone" -ne 1 ]; then
+			echo "kdapl-guest: round $i: kwr0 stayed on a deleted netdev"
+			rdma link show
+			echo 0 >"$hook"
+			return 1
+		fi
+	done
+	echo 0 >"$hook"
+	raced=$(($(dmesg | grep -c 'netdev gone while registering') - raced0))
+	echo "$STRESS_LEVEL link_race.rounds $1 added $won refused $lost raced $raced" >>"$STRESS_TABLE"
+	[ "$bad" -eq 0 ]
+}
+
 kdapl_stress_suite() {
-	local soak churn spfree ctl_churn p
+	local soak churn spfree ctl_churn links p
 	if [ "$STRESS_LEVEL" = stress ]; then
-		soak=300 churn=10000 spfree=500 ctl_churn=1000
+		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200
 	else
-		soak=15 churn=200 spfree=20 ctl_churn=40
+		soak=15 churn=200 spfree=20 ctl_churn=40 links=10
 	fi
 	: >"$STRESS_TABLE"
 	stress_trace 1
-	ktap_suite kdapl_stress $((8 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_suite kdapl_stress $((9 + $(echo "$STRESS_PROFILES" | wc -w)))
 	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko"
 	local slab0
 	slab0=$(stress_slab_kb)
@@ -149,6 +206,7 @@ kdapl_stress_suite() {
 		ktap_check "soak_$p" stress_soak "$p" "$soak"
 	done
 	ktap_check unload_kiwarp_under_zcopy_soak stress_unload_zcopy
+	ktap_check link_add_vs_netdev_delete stress_newlink_race "$links"
 	ktap_check nothing_left stress_nothing_left
 	echo "$STRESS_LEVEL slab_kb.before $slab0" >>"$STRESS_TABLE"
 	echo "$STRESS_LEVEL slab_kb.after $(stress_slab_kb)" >>"$STRESS_TABLE"

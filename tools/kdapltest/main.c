@@ -190,3 +190,4 @@ module_exit(kdt_exit);
 
 MODULE_DESCRIPTION("kdapltest: OFA dapltest's tests over kDAPL");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KDAPL_INTERNAL);	/* kdapl_evd_pending(): the lost-wakeup check */

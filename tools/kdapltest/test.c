@@ -19,6 +19,7 @@
 #include <asm/byteorder.h>
 
 #include "kdt.h"
+#include "../../kdapl/evd.h"
 
 /*
  * The per-endpoint message buffers of the transaction test, as
@@ -126,32 +127,49 @@ void kdt_evd_free(struct kdt_evd *e)
 }
 
 /*
+ * A fallback sleep ended with no upcall since @seq was read. An event
+ * that is queued now, and still queued 100 ms later with no upcall in
+ * between, waited for its notification all along: a lost wakeup, counted
+ * in ctx->lost_wakeups, which fails the test (kdapltest.rst). An event
+ * that arrived just now has its upcall within that time; one that
+ * arrives later was not there at the first look.
+ */
+static void kdt_check_lost(struct kdt_ctx *ctx, struct kdt_evd *e, int seq)
+{
+	char state[160];
+
+	if (kdapl_evd_pending(e->h, state, sizeof(state)) <= 0 ||
+	    atomic_read(&e->seq) != seq)
+		return;
+	if (wait_event_timeout(e->wq, atomic_read(&e->seq) != seq,
+			       HZ / 10) ||
+	    kdapl_evd_pending(e->h, state, sizeof(state)) <= 0)
+		return;
+	atomic_inc(&ctx->lost_wakeups);
+	pr_warn("kdapltest: an event waited 100 ms for its upcall: %s\n",
+		state);
+}
+
+/*
  * Take the next event of @e, sleeping (or spinning with @poll) for at
  * most @ms. The NORIFY upcall bumps @seq: read it before the dequeue so
- * that an event arriving in between is not slept through.
- *
- * A sleep ends by the upcall, or after 100 ms as a fallback. A fallback
- * is not an error by itself (the event may simply take longer), but an
- * event found queued after one, with no upcall for it even 10 ms later,
- * came without its notification: a lost wakeup, counted in
- * ctx->lost_wakeups, which fails the test (kdapltest.rst).
+ * that an event arriving in between is not slept through. A sleep ends
+ * by the upcall, or after 100 ms as a fallback; a fallback is not an
+ * error by itself (the event may simply take longer), but it checks that
+ * no event waits for an upcall that does not come (kdt_check_lost()).
  */
 int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 	     unsigned int ms, bool poll)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
-	bool suspect = false;
 	DAT_RETURN ret;
 	int seq;
 
 	for (;;) {
 		seq = atomic_read(&e->seq);
 		ret = dat_evd_dequeue(e->h, ev);
-		if (ret == DAT_SUCCESS) {
-			if (suspect)
-				atomic_inc(&ctx->lost_wakeups);
+		if (ret == DAT_SUCCESS)
 			return 0;
-		}
 		if (DAT_GET_TYPE(ret) != DAT_QUEUE_EMPTY)
 			return -EIO;
 		if (kdt_failed(ctx))
@@ -163,14 +181,10 @@ int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 			continue;
 		}
 		atomic_inc(&ctx->sleeps);
-		suspect = false;
 		if (!wait_event_timeout(e->wq, atomic_read(&e->seq) != seq ||
 					kdt_failed(ctx), HZ / 10)) {
 			atomic_inc(&ctx->sleep_timeouts);
-			/* an upcall on its way still gets 10 ms */
-			suspect = !wait_event_timeout(e->wq,
-						      atomic_read(&e->seq) != seq,
-						      msecs_to_jiffies(10));
+			kdt_check_lost(ctx, e, seq);
 		}
 	}
 }
