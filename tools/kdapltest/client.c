@@ -328,10 +328,10 @@ int kdt_client_run(struct kdt_run *run, struct kdt_file *f)
 	}
 	kdt_control(ctx, run);
 	dat_ia_close(ctx->ia, DAT_CLOSE_ABRUPT_FLAG);
-	/* an upcall that never came: an event found after a fallback sleep */
-	pr_info("kdapltest: %s: %d sleeps for events, %d woken by the fallback timeout, %d events without their upcall\n",
+	/* every sleep ended by an upcall; none waited for one in vain */
+	pr_info("kdapltest: %s: %d sleeps for events, %d longer than 100 ms, %d events without their upcall\n",
 		kdt_test_type_name(run->test_type), atomic_read(&ctx->sleeps),
-		atomic_read(&ctx->sleep_timeouts),
+		atomic_read(&ctx->long_sleeps),
 		atomic_read(&ctx->lost_wakeups));
 	if (atomic_read(&ctx->lost_wakeups))
 		kdt_fail(ctx, -EPROTO, "%d events came without their upcall",

@@ -133,7 +133,7 @@ struct kdt_ctx {
 	atomic_t requests;
 	/* the sync barrier (client) and diagnostics */
 	atomic_t sync_left;
-	atomic_t sleeps, sleep_timeouts;	/* kdt_wait(), diagnostics */
+	atomic_t sleeps, long_sleeps;	/* kdt_wait(), diagnostics */
 	atomic_t lost_wakeups;		/* events found without their upcall */
 	wait_queue_head_t sync_wq;
 	spinlock_t lock;		/* the fields below */

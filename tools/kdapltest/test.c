@@ -127,42 +127,47 @@ void kdt_evd_free(struct kdt_evd *e)
 }
 
 /*
- * A fallback sleep ended with no upcall since @seq was read. An event
- * that is queued now, and still queued 100 ms later with no upcall in
- * between, waited for its notification all along: a lost wakeup, counted
- * in ctx->lost_wakeups, which fails the test (kdapltest.rst). An event
- * that arrived just now has its upcall within that time; one that
- * arrives later was not there at the first look.
+ * A sleep has lasted 100 ms with no upcall since @seq was read. An event
+ * queued now, and still queued 100 ms later with no upcall in between,
+ * waited for its notification all along: a lost wakeup. An event that
+ * arrived just now has its upcall within that time; one that arrives
+ * later was not there at the first look. Returns whether one was lost.
  */
-static void kdt_check_lost(struct kdt_ctx *ctx, struct kdt_evd *e, int seq)
+static bool kdt_check_lost(struct kdt_ctx *ctx, struct kdt_evd *e, int seq)
 {
 	char state[160];
 
 	if (kdapl_evd_pending(e->h, state, sizeof(state)) <= 0 ||
 	    atomic_read(&e->seq) != seq)
-		return;
+		return false;
 	if (wait_event_timeout(e->wq, atomic_read(&e->seq) != seq,
 			       HZ / 10) ||
 	    kdapl_evd_pending(e->h, state, sizeof(state)) <= 0)
-		return;
+		return false;
 	atomic_inc(&ctx->lost_wakeups);
 	pr_warn("kdapltest: an event waited 100 ms for its upcall: %s\n",
 		state);
+	return true;
 }
 
 /*
  * Take the next event of @e, sleeping (or spinning with @poll) for at
  * most @ms. The NORIFY upcall bumps @seq: read it before the dequeue so
- * that an event arriving in between is not slept through. A sleep ends
- * by the upcall, or after 100 ms as a fallback; a fallback is not an
- * error by itself (the event may simply take longer), but it checks that
- * no event waits for an upcall that does not come (kdt_check_lost()).
+ * that an event arriving in between is not slept through.
+ *
+ * Every sleep ends by the upcall (or the deadline, or the test's
+ * failure): events are only taken after an upcall said they came. A
+ * sleep that lasts over 100 ms is counted (ctx->long_sleeps: an event
+ * that simply takes that long) and checks, every 100 ms, that no event
+ * waits for an upcall that does not come (kdt_check_lost()); one that
+ * does fails the test (kdapltest.rst).
  */
 int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 	     unsigned int ms, bool poll)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(ms);
 	DAT_RETURN ret;
+	bool counted;
 	int seq;
 
 	for (;;) {
@@ -181,10 +186,20 @@ int kdt_wait(struct kdt_ctx *ctx, struct kdt_evd *e, DAT_EVENT *ev,
 			continue;
 		}
 		atomic_inc(&ctx->sleeps);
-		if (!wait_event_timeout(e->wq, atomic_read(&e->seq) != seq ||
-					kdt_failed(ctx), HZ / 10)) {
-			atomic_inc(&ctx->sleep_timeouts);
-			kdt_check_lost(ctx, e, seq);
+		counted = false;
+		while (!wait_event_timeout(e->wq,
+					   atomic_read(&e->seq) != seq ||
+					   kdt_failed(ctx), HZ / 10)) {
+			if (!counted)
+				atomic_inc(&ctx->long_sleeps);
+			counted = true;
+			if (kdt_check_lost(ctx, e, seq)) {
+				kdt_fail(ctx, -EPROTO,
+					 "an event came without its upcall");
+				return -EPROTO;
+			}
+			if (time_after(jiffies, end))
+				return -ETIMEDOUT;
 		}
 	}
 }
