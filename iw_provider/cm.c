@@ -49,6 +49,32 @@
 #include "kiwarp_trace.h"
 
 #define KIWARP_CM_TIMEOUT	(10 * HZ)
+
+/**
+ * kiwarp_cm_timeout() - how long a connect may take to establish
+ * @qp: the connecting QP
+ *
+ * A consumer that runs its own connect time-out passes it as
+ * IB_QP_TIMEOUT (as IB's local ACK timeout: 4.096 us << t, 0 for none)
+ * before connecting, and ends the connect itself when it gives up (the
+ * QP to ERROR, kiwarp_cm_connect_abort()): kdapl does. One that does
+ * not (rdma_cm ULPs) gets KIWARP_CM_TIMEOUT, siw's bound.
+ *
+ * Return: the TCP handshake's and the MPA Reply wait's bound, in jiffies.
+ */
+static long kiwarp_cm_timeout(struct kiwarp_qp *qp)
+{
+	u8 t = READ_ONCE(qp->cm_timeout);
+	u64 ns;
+
+	if (!READ_ONCE(qp->cm_timeout_set))
+		return KIWARP_CM_TIMEOUT;
+	if (!t)
+		return MAX_SCHEDULE_TIMEOUT;
+	ns = 4096ULL << min_t(u8, t, 31);
+	return min_t(u64, nsecs_to_jiffies64(ns), MAX_SCHEDULE_TIMEOUT - 1);
+}
+
 #define KIWARP_LISTEN_ADDRS	8
 #define KIWARP_MPA_BUF		(MPA_RR_HDR_LEN + MPA_MAX_PRIVDATA)
 
@@ -669,6 +695,9 @@ static void kiwarp_connect_work(struct work_struct *work)
 	if (ret)
 		goto fail;
 	kiwarp_sock_tune(sock);
+	/* the handshake and the MPA Reply: the consumer's bound, if any */
+	sock->sk->sk_sndtimeo = kiwarp_cm_timeout(qp);
+	sock->sk->sk_rcvtimeo = sock->sk->sk_sndtimeo;
 	sock_set_reuseaddr(sock->sk);
 	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr,
 			  kiwarp_addr_len(&id->m_local_addr));

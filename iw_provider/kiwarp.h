@@ -488,6 +488,12 @@ struct kiwarp_qp {
 	u8 term_ecode;
 	bool down_queued;
 	int access;		/* IB_ACCESS_REMOTE_* from modify_qp */
+	u8 cm_timeout;		/* IB_QP_TIMEOUT from modify_qp: the
+				 * bound of a connect's TCP handshake and
+				 * MPA Reply wait (kiwarp_cm_timeout()),
+				 * if cm_timeout_set
+				 */
+	bool cm_timeout_set;
 
 	spinlock_t sq_lock;		/* SQ, ORQ, IRQ rings */
 	struct kiwarp_swqe *sq;

@@ -589,6 +589,10 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		WRITE_ONCE(qp->access, attr->qp_access_flags);
+	if (mask & IB_QP_TIMEOUT) {
+		WRITE_ONCE(qp->cm_timeout, attr->timeout);
+		WRITE_ONCE(qp->cm_timeout_set, true);
+	}
 	if (!(mask & IB_QP_STATE))
 		return 0;
 
@@ -663,6 +667,7 @@ int kiwarp_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = kiwarp_to_ib_state(kiwarp_qp_state(qp));
 	attr->cur_qp_state = attr->qp_state;
 	attr->qp_access_flags = READ_ONCE(qp->access);
+	attr->timeout = READ_ONCE(qp->cm_timeout);
 	attr->cap.max_send_wr = qp->sq_size;
 	attr->cap.max_recv_wr = qp->rq_size;
 	attr->cap.max_send_sge = KIWARP_MAX_SGE;

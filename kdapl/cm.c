@@ -59,7 +59,13 @@ DAT_TIMEOUT kdapl_disconnect_timeout_us(void)
 	return READ_ONCE(disconnect_timeout_ms) * 1000;
 }
 
-/* rdma_cm address and route resolution time-out, each. */
+/*
+ * rdma_cm address and route resolution time-out, each. An address that
+ * has not resolved by then is tried again while a consumer's finite
+ * connect time-out has time left (the consumer's clock decides; the
+ * event at it is UNREACHABLE, seed 003); with DAT_TIMEOUT_INFINITE this
+ * is the network's verdict: UNREACHABLE after it.
+ */
 #define KDAPL_RESOLVE_MS	2000
 /*
  * The address is first resolved with this much shorter time-out, then,
@@ -254,6 +260,7 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 	sockaddr_set_port(src, 0);
 	spin_lock_irq(&ep->lock);
 	ep->cm_id = id;
+	ep->addr_resolved = false;
 	spin_unlock_irq(&ep->lock);
 	ep->resolve_retried = false;
 	err = rdma_resolve_addr(id, (struct sockaddr *)src,
@@ -265,15 +272,44 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
 }
 
-/* The RESOLVE action: the address once more, for the rest of the time. */
+/*
+ * How long the next address resolution may take: the rest of
+ * KDAPL_RESOLVE_MS after the short first attempt, then KDAPL_RESOLVE_MS
+ * at a time up to a finite connect time-out's deadline; 0 when there is
+ * no time for another (the time-out or the verdict is due).
+ */
+static unsigned long ep_resolve_ms(struct kdapl_ep *ep)
+{
+	unsigned long flags, left;
+	bool timed;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	timed = ep->timed;
+	left = time_before(jiffies, ep->deadline) ?
+	       jiffies_to_msecs(ep->deadline - jiffies) : 0;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!ep->resolve_retried)
+		return timed ? min_t(unsigned long, left,
+				     KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS) :
+			       KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS;
+	return timed ? min_t(unsigned long, left, KDAPL_RESOLVE_MS) : 0;
+}
+
+/* The RESOLVE action: the address once more (ep_resolve_ms()). */
 static void ep_do_resolve(struct kdapl_ep *ep)
 {
+	unsigned long ms;
+
 	lockdep_assert_held(&ep->cm_mutex);
 	if (READ_ONCE(ep->state) != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ||
 	    !ep->cm_id)
 		return;		/* aborted meanwhile */
+	ms = ep_resolve_ms(ep);
+	ep->resolve_retried = true;
+	if (!ms)
+		return;		/* the connect's time-out ends it */
 	if (rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)&ep->remote,
-			      KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS))
+			      ms))
 		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
 			   DAT_CONNECTION_EVENT_UNREACHABLE,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
@@ -545,12 +581,32 @@ out:
 	kdapl_obj_put(&ep->base);
 }
 
+/*
+ * The connection establishment bound an iWARP provider may keep, as an
+ * IB_QP_TIMEOUT exponent (4.096 us << t; 0: none), for a connect whose
+ * consumer time-out ends in @left jiffies (@timed) or never. kiwarp
+ * bounds its TCP handshake and its wait for the MPA Reply with it
+ * (Documentation/iw_provider.rst), so that only the consumer's clock
+ * ends a connect: the bound is the time left plus a second, and kdapl's
+ * own timer comes first. Providers without such a bound ignore it.
+ */
+static u8 ep_iw_cm_timeout(bool timed, unsigned long left)
+{
+	u64 ns;
+
+	if (!timed)
+		return 0;
+	ns = (u64)jiffies_to_usecs(left) * NSEC_PER_USEC + NSEC_PER_SEC;
+	return clamp_t(u8, order_base_2(DIV_ROUND_UP_ULL(ns, 4096)), 1, 31);
+}
+
 /* Route resolved: send the connection request. Handler context. */
 static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param p = {};
-	unsigned long flags;
-	bool go;
+	struct ib_qp_attr attr = {};
+	unsigned long flags, left = 0;
+	bool go, timed = false;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	go = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->qp;
@@ -558,10 +614,18 @@ static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 		p.qp_num = ep->qp->qp_num;
 		memcpy(&ep->local, &id->route.addr.src_addr,
 		       sizeof(ep->local));
+		timed = ep->timed;
+		if (time_before(jiffies, ep->deadline))
+			left = ep->deadline - jiffies;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!go)
 		return;
+	if (rdma_protocol_iwarp(id->device, id->port_num)) {
+		/* a hint: a provider that refuses it keeps its own bound */
+		attr.timeout = ep_iw_cm_timeout(timed, left);
+		ib_modify_qp(ep->qp, &attr, IB_QP_TIMEOUT);
+	}
 	p.private_data = ep->pdata_len ? ep->pdata : NULL;
 	p.private_data_len = ep->pdata_len;
 	p.responder_resources = ep->rd_in_want;
@@ -684,6 +748,9 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		spin_lock_irq(&ep->lock);
+		ep->addr_resolved = true;
+		spin_unlock_irq(&ep->lock);
 		if (rdma_resolve_route(id, KDAPL_RESOLVE_MS))
 			ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
 				   DAT_CONNECTION_EVENT_UNREACHABLE,
@@ -694,14 +761,15 @@ static void ep_cm_event(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 		/*
-		 * The short first attempt expired: once more with the rest,
-		 * from the EP's work - not from here, where rdma_resolve_addr()
-		 * would wait for this very request's work (rdma_addr_cancel).
+		 * An attempt expired: once more while there is time
+		 * (ep_resolve_ms()), from the EP's work - not from here,
+		 * where rdma_resolve_addr() would wait for this very
+		 * request's work (rdma_addr_cancel).
 		 */
-		if (ev->status == -ETIMEDOUT && !ep->resolve_retried &&
+		if (ev->status == -ETIMEDOUT &&
 		    READ_ONCE(ep->state) ==
-		    DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
-			ep->resolve_retried = true;
+		    DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+		    ep_resolve_ms(ep)) {
 			kdapl_ep_queue(ep, KDAPL_EP_ACT_RESOLVE);
 			break;
 		}

@@ -145,8 +145,17 @@ static void kdapl_ep_timer(struct timer_list *t)
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return;
 	}
-	num = was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
-	      DAT_CONNECTION_EVENT_TIMED_OUT : DAT_CONNECTION_EVENT_BROKEN;
+	/*
+	 * seed 003: a remote host that did not respond within the time-out
+	 * is UNREACHABLE (its address never resolved); a connection not
+	 * established by then is TIMED_OUT.
+	 */
+	if (was != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+		num = DAT_CONNECTION_EVENT_BROKEN;
+	else if (!ep->iws && !ep->addr_resolved)
+		num = DAT_CONNECTION_EVENT_UNREACHABLE;
+	else
+		num = DAT_CONNECTION_EVENT_TIMED_OUT;
 	ep->peer_pdata_len = 0;
 	if (ep->iws && was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
 		/* A socket connect: TIMED_OUT once the socket is back. */
@@ -167,7 +176,8 @@ static void kdapl_ep_timer(struct timer_list *t)
 void kdapl_ep_arm_timer(struct kdapl_ep *ep, DAT_TIMEOUT usec)
 {
 	lockdep_assert_held(&ep->lock);
-	if (usec == DAT_TIMEOUT_INFINITE) {
+	ep->timed = usec != DAT_TIMEOUT_INFINITE;
+	if (!ep->timed) {
 		ep->deadline = jiffies + MAX_JIFFY_OFFSET;
 		del_timer(&ep->timer);
 		return;

@@ -171,9 +171,14 @@ enum kdapl_ep_action {
  * @disc_forcing: graceful disconnect: its bound ran out once and the
  *	work was told to end it; if the timer fires again (the drain did
  *	not return), the timer ends it
- * @resolve_retried: the connect's address resolution is on its second,
- *	long attempt (cm.c, KDAPL_RESOLVE_FIRST_MS); cleared by the CONNECT
+ * @resolve_retried: the connect's address resolution is past its short
+ *	first attempt (cm.c, KDAPL_RESOLVE_FIRST_MS); cleared by the CONNECT
  *	action before the first, then set and read only by rdma_cm's handler
+ * @addr_resolved: the connect's address resolved (the remote host
+ *	answered); under @lock: the time-out then reports TIMED_OUT, before
+ *	it UNREACHABLE (seed 003)
+ * @timed: @deadline is a consumer's finite connect time-out, not
+ *	DAT_TIMEOUT_INFINITE; under @lock
  * @node: on ia->eps, under ia->lock
  * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
  * @posted, @completed, @flushed: DTO counters, for debugfs
@@ -225,6 +230,8 @@ struct kdapl_ep {
 	bool disc_broken;
 	bool disc_forcing;
 	bool resolve_retried;
+	bool addr_resolved;
+	bool timed;
 	struct list_head node;
 	struct list_head all;
 	u64 posted;

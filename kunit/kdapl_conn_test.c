@@ -873,6 +873,77 @@ static void conn_unreachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 }
 
+/*
+ * A finite time-out on an address that never resolves (issue 15 item 1):
+ * resolution goes on up to the consumer's time, not rdma_cm's 2 s of
+ * one attempt, and the host that did not respond within it is
+ * UNREACHABLE (seed 003), at the time-out.
+ */
+static void conn_unreachable_at_timeout(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	ktime_t t0 = ktime_get();
+	s64 ms;
+
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_nobody,
+				       7000, 3500000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_UNREACHABLE, NULL);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_GE_MSG(test, ms, 3400, "UNREACHABLE after %lld ms", ms);
+	KUNIT_EXPECT_LT_MSG(test, ms, 5000, "UNREACHABLE after %lld ms", ms);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	expect_quiet(test, c->a.conn, 200);
+}
+
+/*
+ * The consumer's connect time-out is the only clock (issue 15 item 1):
+ * B accepts 11 s after the request, later than kiwarp's bound of a
+ * connect that names none (10 s, siw's); A asked for 14 s and is
+ * connected. kdapl gives an iWARP provider its time-out as
+ * IB_QP_TIMEOUT; over rxe the IB CM's MRA stretches the REQ's time.
+ */
+static void conn_slow_accept(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa, epb;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	u16 port;
+
+	if (c->t == &topo_siw)
+		kunit_skip(test,
+			   "siw ends a connect whose MPA Reply takes over 10 s (MPAREQ_TIMEOUT)");
+	epa = ep_make(test, &c->a);
+	epb = ep_make(test, &c->b);
+	port = next_port++;
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
+				       DAT_PSP_CONSUMER_FLAG, &psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, 14000000, 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	msleep(11000);
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_evd_dequeue(c->a.conn, &ev)),
+			DAT_QUEUE_EMPTY);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa),
+			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	ASSERT_OK(test, dat_cr_accept(cr, epb, 0, NULL));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
 static void conn_timeout(struct kunit *test)
 {
 	struct conn_ctx *c = ctx(test);
@@ -2325,6 +2396,8 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(conn_mpa_peer_goes_away),	\
 	KUNIT_CASE(conn_unreachable),	\
 	KUNIT_CASE(conn_timeout),	\
+	KUNIT_CASE(conn_unreachable_at_timeout),	\
+	KUNIT_CASE(conn_slow_accept),	\
 	KUNIT_CASE(conn_rsp_one_shot),	\
 	KUNIT_CASE(conn_rsp_free_unreserves),	\
 	KUNIT_CASE(conn_psp_provider_ep),	\
