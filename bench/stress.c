@@ -25,6 +25,10 @@
  *	rounds times: a PSP and its CR EVD, conns connects to it, and the
  *	PSP and the EVD freed while the requests arrive; every connect
  *	must end (rejected, refused, timed out) and nothing be left.
+ *   stress test=faults ia_a= ia_b= addr= port= rounds= depth= tag=
+ *	one churn round at a time with its n-th fault site failing, n = 1,
+ *	1 + depth, ... (at most rounds rounds) until a round meets no
+ *	fault, which must succeed (st_faults()).
  *
  * Each ends with the IAs closed gracefully (nothing may be left on
  * them) and prints what it did: "<tag>.ops", "<tag>.bytes" and the
@@ -947,6 +951,66 @@ static int st_spfree(const struct bench_cmd *cmd)
 	return err;
 }
 
+/* --- faults ------------------------------------------------------------ */
+
+/*
+ * One churn round (both IAs opened, PZs, EVDs, two PSPs, LMRs, both EPs,
+ * connect, accept, a checked Send, a graceful disconnect, everything
+ * freed and both IAs closed) with the n-th fault site of this task
+ * failing, for n = 1, 1 + step, 1 + 2 step, ...: current->fail_nth, as
+ * a write of n to /proc/thread-self/fail-nth sets it (slab and page
+ * allocations among others; the suite lets GFP_KERNEL ones fail too).
+ * A round with its fault either fails with an error (the DAT call that
+ * met it says which) or absorbs it; the first round that reaches no
+ * n-th site must succeed, and ends the command. What a failed round
+ * leaves is closed abruptly (st_close()); the suite then checks that no
+ * handle, EP or QP is left and kmemleak that nothing leaked.
+ */
+static int st_faults(const struct bench_cmd *cmd)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	struct bench_cmd one = *cmd;
+	u64 runs = 0, failed = 0, absorbed = 0;
+	u32 step = max(cmd->depth, 1U), n;
+	unsigned int pending;
+	size_t mark;
+	int err = -ETIMEDOUT;
+
+	one.rounds = 1;
+	for (n = 1; runs < cmd->rounds; n += step, runs++) {
+		mark = bench_out.len;
+		WRITE_ONCE(current->fail_nth, n);
+		err = st_churn(&one);
+		pending = READ_ONCE(current->fail_nth);
+		WRITE_ONCE(current->fail_nth, 0);
+		bench_out.len = mark;	/* the round's own figures */
+		if (pending) {
+			/* no n-th site: a round with no fault */
+			if (err)
+				pr_warn("stress: faults: the round without a fault failed (%d)\n",
+					err);
+			runs++;
+			break;
+		}
+		if (err)
+			failed++;
+		else
+			absorbed++;
+		err = -ETIMEDOUT;	/* unless a round without a fault ends it */
+		cond_resched();
+	}
+	if (err == -ETIMEDOUT)
+		pr_warn("stress: faults: %llu rounds all met their fault\n", runs);
+	bench_emit(cmd->tag, "rounds", runs * 1000);
+	bench_emit(cmd->tag, "last_site", (u64)n * 1000);
+	bench_emit(cmd->tag, "failed_with_error", failed * 1000);
+	bench_emit(cmd->tag, "absorbed", absorbed * 1000);
+	return err;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
 /**
  * bench_stress_run() - the "stress" command
  * @c: test=soak|churn|spfree and its keys (see the top of this file)
@@ -969,5 +1033,7 @@ int bench_stress_run(const struct bench_cmd *c)
 		return st_churn(c);
 	if (!strcmp(c->test, "spfree"))
 		return st_spfree(c);
+	if (!strcmp(c->test, "faults"))
+		return st_faults(c);
 	return -EINVAL;
 }

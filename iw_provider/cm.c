@@ -57,8 +57,11 @@
  * A consumer that runs its own connect time-out passes it as
  * IB_QP_TIMEOUT (as IB's local ACK timeout: 4.096 us << t, 0 for none)
  * before connecting, and ends the connect itself when it gives up (the
- * QP to ERROR, kiwarp_cm_connect_abort()): kdapl does. One that does
- * not (rdma_cm ULPs) gets KIWARP_CM_TIMEOUT, siw's bound.
+ * QP to ERROR, kiwarp_cm_connect_abort()): kdapl does, on every path
+ * (its time-out, an EP freed or reset, its device client's removal).
+ * 0 is for such a consumer only: nothing else ends that wait, and
+ * iw_cm's destroy of a connecting cm_id waits for it. One that sets
+ * nothing (rdma_cm ULPs) gets KIWARP_CM_TIMEOUT, siw's bound.
  *
  * Return: the TCP handshake's and the MPA Reply wait's bound, in jiffies.
  */
@@ -72,7 +75,9 @@ static long kiwarp_cm_timeout(struct kiwarp_qp *qp)
 	if (!t)
 		return MAX_SCHEDULE_TIMEOUT;
 	ns = 4096ULL << min_t(u8, t, 31);
-	return min_t(u64, nsecs_to_jiffies64(ns), MAX_SCHEDULE_TIMEOUT - 1);
+	/* at least a jiffy: a socket time-out of 0 would not wait at all */
+	return clamp_t(u64, nsecs_to_jiffies64(ns), 1,
+		       MAX_SCHEDULE_TIMEOUT - 1);
 }
 
 #define KIWARP_LISTEN_ADDRS	8
@@ -638,11 +643,43 @@ static void kiwarp_connect_abort_work(struct work_struct *work)
 					      abort_work);
 
 	mutex_lock(&cep->lock);
-	cep->aborted = true;
-	if (cep->sock)
+	WRITE_ONCE(cep->aborted, true);
+	if (cep->sock) {
 		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		/* a handshake wait (kiwarp_connect_wait()) sees the flag */
+		wake_up_interruptible_all(sk_sleep(cep->sock->sk));
+	}
 	mutex_unlock(&cep->lock);
 	kiwarp_cep_put(cep);
+}
+
+/*
+ * Wait up to @timeo for the TCP handshake that a non-blocking connect
+ * started: 0 once established, the socket's error, -EALREADY when the
+ * time ran out, -ECONNABORTED after an abort. Never a second connect: a
+ * shutdown by the abort closes the socket, and a connect call would
+ * open it again for a new handshake that nothing would end before TCP's
+ * SYN retries. The abort wakes the socket's wait queue after setting
+ * the flag; a state change (SYN-ACK, RST, a time-out of TCP's) wakes
+ * it too.
+ */
+static int kiwarp_connect_wait(struct kiwarp_cep *cep, struct socket *sock,
+			       long timeo)
+{
+	struct sock *sk = sock->sk;
+	long left;
+
+	left = wait_event_interruptible_timeout(*sk_sleep(sk),
+		READ_ONCE(cep->aborted) ||
+		!((1 << READ_ONCE(sk->sk_state)) &
+		  (TCPF_SYN_SENT | TCPF_SYN_RECV)), timeo);
+	if (READ_ONCE(cep->aborted))
+		return -ECONNABORTED;
+	if (READ_ONCE(sk->sk_state) == TCP_ESTABLISHED)
+		return 0;
+	if (left <= 0)
+		return left < 0 ? -ECONNABORTED : -EALREADY;
+	return sock_error(sk) ?: -ECONNABORTED;
 }
 
 /**
@@ -717,18 +754,14 @@ static void kiwarp_connect_work(struct work_struct *work)
 	if (ret)
 		goto fail;
 	/*
-	 * Start the handshake, then see whether an abort came while the
-	 * socket was not connecting yet (a shutdown then does nothing),
-	 * then wait for it: an abort from now on ends it at once.
+	 * Start the handshake, then wait for it: an abort that came before
+	 * (its shutdown of a socket not connecting yet did nothing) or
+	 * comes meanwhile ends the wait at once (kiwarp_connect_wait()).
 	 */
 	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr,
 			     kiwarp_addr_len(&id->m_remote_addr), O_NONBLOCK);
-	if (ret == -EINPROGRESS) {
-		ret = kiwarp_connect_aborted(cep) ? -ECONNABORTED :
-		      kernel_connect(sock,
-				     (struct sockaddr *)&id->m_remote_addr,
-				     kiwarp_addr_len(&id->m_remote_addr), 0);
-	}
+	if (ret == -EINPROGRESS)
+		ret = kiwarp_connect_wait(cep, sock, sock->sk->sk_sndtimeo);
 	if (ret) {
 		/*
 		 * TCP failed. Anything but nobody listening is worth a line

@@ -260,7 +260,6 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 	sockaddr_set_port(src, 0);
 	spin_lock_irq(&ep->lock);
 	ep->cm_id = id;
-	ep->addr_resolved = false;
 	spin_unlock_irq(&ep->lock);
 	ep->resolve_retried = false;
 	err = rdma_resolve_addr(id, (struct sockaddr *)src,
@@ -596,8 +595,8 @@ static u8 ep_iw_cm_timeout(bool timed, unsigned long left)
 
 	if (!timed)
 		return 0;
-	ns = (u64)jiffies_to_usecs(left) * NSEC_PER_USEC + NSEC_PER_SEC;
-	return clamp_t(u8, order_base_2(DIV_ROUND_UP_ULL(ns, 4096)), 1, 31);
+	ns = jiffies64_to_nsecs(left) + NSEC_PER_SEC;
+	return clamp_t(u64, order_base_2(DIV_ROUND_UP_ULL(ns, 4096)), 1, 31);
 }
 
 /* Route resolved: send the connection request. Handler context. */
@@ -607,11 +606,14 @@ static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 	struct ib_qp_attr attr = {};
 	unsigned long flags, left = 0;
 	bool go, timed = false;
+	struct ib_qp *qp;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	go = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->qp;
+	/* the QP outlives the cm_id, whose destroy waits for this handler */
+	qp = ep->qp;
+	go = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && qp;
 	if (go) {
-		p.qp_num = ep->qp->qp_num;
+		p.qp_num = qp->qp_num;
 		memcpy(&ep->local, &id->route.addr.src_addr,
 		       sizeof(ep->local));
 		timed = ep->timed;
@@ -624,7 +626,7 @@ static void ep_route_resolved(struct kdapl_ep *ep, struct rdma_cm_id *id)
 	if (rdma_protocol_iwarp(id->device, id->port_num)) {
 		/* a hint: a provider that refuses it keeps its own bound */
 		attr.timeout = ep_iw_cm_timeout(timed, left);
-		ib_modify_qp(ep->qp, &attr, IB_QP_TIMEOUT);
+		ib_modify_qp(qp, &attr, IB_QP_TIMEOUT);
 	}
 	p.private_data = ep->pdata_len ? ep->pdata : NULL;
 	p.private_data_len = ep->pdata_len;
@@ -972,6 +974,7 @@ static DAT_RETURN ep_connect(struct kdapl_ep *ep,
 			memcpy(ep->pdata, pdata, pdata_size);
 		ep->pdata_len = pdata_size;
 		ep->peer_pdata_len = 0;
+		ep->addr_resolved = false;
 		kdapl_ep_arm_timer(ep, timeout);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);

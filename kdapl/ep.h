@@ -173,10 +173,13 @@ enum kdapl_ep_action {
  *	not return), the timer ends it
  * @resolve_retried: the connect's address resolution is past its short
  *	first attempt (cm.c, KDAPL_RESOLVE_FIRST_MS); cleared by the CONNECT
- *	action before the first, then set and read only by rdma_cm's handler
+ *	action before the first, set by the RESOLVE action, read there and
+ *	by rdma_cm's handler: the EP's work and the handler of its cm_id,
+ *	whose events come one at a time and queue the RESOLVE action
  * @addr_resolved: the connect's address resolved (the remote host
- *	answered); under @lock: the time-out then reports TIMED_OUT, before
- *	it UNREACHABLE (seed 003)
+ *	answered); under @lock, cleared by dat_ep_connect() with the timer
+ *	armed: the time-out then reports TIMED_OUT, before it UNREACHABLE
+ *	(seed 003)
  * @timed: @deadline is a consumer's finite connect time-out, not
  *	DAT_TIMEOUT_INFINITE; under @lock
  * @node: on ia->eps, under ia->lock

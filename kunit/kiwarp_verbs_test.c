@@ -472,23 +472,37 @@ static void verbs_test_get_qp_during_destroy(struct kunit *test)
 	struct ib_qp *qp;
 	u32 qpn;
 
-	/* not kunit-managed: a destroy that never ends keeps using it */
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
 	cq = ib_create_cq(c->dev, NULL, NULL, NULL, &ca);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 	qp = make_qp(test, c->pd, cq, cq);
-	KUNIT_ASSERT_NOT_NULL(test, qp);
+	if (!qp)
+		goto out_cq;
 	qpn = qp->qp_num;
-	KUNIT_ASSERT_PTR_EQ(test, kiwarp_iw_get_qp(c->dev, qpn), qp);
+	KUNIT_EXPECT_PTR_EQ(test, kiwarp_iw_get_qp(c->dev, qpn), qp);
+	/* not kunit-managed: a destroy that never ends keeps using it */
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a) {
+		KUNIT_FAIL(test, "no memory");
+		ib_destroy_qp(qp);
+		goto out_cq;
+	}
 	c->dev->ops.iw_add_ref(qp);
-
 	a->qp = qp;
 	init_completion(&a->done);
 	t = kthread_run(destroy_thread, a, "kiwarp-destroy");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	KUNIT_EXPECT_EQ_MSG(test, wait_for_completion_timeout(&a->done, HZ / 2),
-			    0UL, "the destroy did not wait for iw_cm's reference");
+	if (IS_ERR(t)) {
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		c->dev->ops.iw_rem_ref(qp);
+		ib_destroy_qp(qp);
+		kfree(a);
+		goto out_cq;
+	}
+	if (wait_for_completion_timeout(&a->done, HZ / 2)) {
+		/* the QP is gone: iw_cm's reference was not waited for */
+		KUNIT_FAIL(test, "the destroy did not wait for iw_cm's reference");
+		kfree(a);
+		goto out_cq;
+	}
 	KUNIT_EXPECT_NULL(test, kiwarp_iw_get_qp(c->dev, qpn));
 	c->dev->ops.iw_rem_ref(qp);
 	if (!wait_for_completion_timeout(&a->done, 10 * HZ)) {
@@ -496,8 +510,9 @@ static void verbs_test_get_qp_during_destroy(struct kunit *test)
 		return;		/* the CQ and @a stay: the destroy may use them */
 	}
 	KUNIT_EXPECT_NULL(test, kiwarp_iw_get_qp(c->dev, qpn));
-	ib_destroy_cq(cq);
 	kfree(a);
+out_cq:
+	ib_destroy_cq(cq);
 }
 
 /* The state table: every (from, to) pair */
