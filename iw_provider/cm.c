@@ -663,6 +663,13 @@ static void kiwarp_connect_abort_work(struct work_struct *work)
  * the flag; a state change (SYN-ACK, RST, a time-out of TCP's) wakes
  * it too.
  */
+static bool kiwarp_connect_settled(struct kiwarp_cep *cep, struct sock *sk)
+{
+	return READ_ONCE(cep->aborted) ||
+	       !((1 << READ_ONCE(sk->sk_state)) &
+		 (TCPF_SYN_SENT | TCPF_SYN_RECV));
+}
+
 static int kiwarp_connect_wait(struct kiwarp_cep *cep, struct socket *sock,
 			       long timeo)
 {
@@ -670,9 +677,8 @@ static int kiwarp_connect_wait(struct kiwarp_cep *cep, struct socket *sock,
 	long left;
 
 	left = wait_event_interruptible_timeout(*sk_sleep(sk),
-		READ_ONCE(cep->aborted) ||
-		!((1 << READ_ONCE(sk->sk_state)) &
-		  (TCPF_SYN_SENT | TCPF_SYN_RECV)), timeo);
+						kiwarp_connect_settled(cep, sk),
+						timeo);
 	if (READ_ONCE(cep->aborted))
 		return -ECONNABORTED;
 	if (READ_ONCE(sk->sk_state) == TCP_ESTABLISHED)
