@@ -452,6 +452,31 @@ static void ep_do_drain(struct kdapl_ep *ep)
 }
 
 /*
+ * May a graceful disconnect ask the provider now? Not while a signaled
+ * request posted before it is still outstanding in DISCONNECT_PENDING:
+ * seed 002's disconnect completes when all DMA is done, and a provider
+ * that ends the connection at once (siw flushes a Send in progress when
+ * its QP is moved to CLOSING; IB moves the QP to ERROR on the DREP)
+ * would flush them. The last completion queues the action again
+ * (kdapl_dto_done()); the disconnect's bound (disconnect_timeout_ms)
+ * still ends a wait that lasts. Only deferred, never dropped: once the
+ * state has moved on (the peer's disconnect and the drain came first),
+ * the provider is still asked, which answers the peer (IB: the DREP).
+ * Unsignaled requests after the last signaled one are not waited for.
+ * Caller holds ep->cm_mutex.
+ */
+static bool ep_disc_ready(struct kdapl_ep *ep)
+{
+	bool ready;
+
+	spin_lock_irq(&ep->lock);
+	ready = ep->state != DAT_EP_STATE_DISCONNECT_PENDING || !ep->sig_out;
+	ep->disc_wait = !ready;
+	spin_unlock_irq(&ep->lock);
+	return ready;
+}
+
+/*
  * The DISC_TIMEOUT action: the peer did not close within the bound. The
  * QP goes to ERROR and is drained, so every outstanding request has its
  * (flushed) completion on its EVD, and only then the EP is DISCONNECTED
@@ -558,7 +583,9 @@ void kdapl_ep_work(struct work_struct *work)
 		ep_do_resolve(ep);
 	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts))
 		ep_do_accept(ep, cr_id, cr_iws, cr_ird, cr_ord);
-	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id) {
+	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && !ep_disc_ready(ep)) {
+		/* later, or not at all (ep_disc_ready()) */
+	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id) {
 		rdma_disconnect(ep->cm_id);
 	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->iws &&
 		   ep->qp) {

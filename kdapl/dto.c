@@ -231,8 +231,8 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kdapl_evd *evd = cq->cq_context;
 	struct kdapl_ep *ep = wr->ep;
 	u32 succeeded = U32_MAX;
+	bool silent, quiet, disc = false;
 	unsigned long flags;
-	bool silent, quiet;
 	u32 i;
 
 	d->ep_handle = kdapl_obj_handle(&ep->base);
@@ -260,9 +260,17 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wr->unsignaled)
 			unsig_unlink(ep, wr);
 	}
+	if (wr->op != DAT_DTO_RECEIVE && !wr->unsignaled &&
+	    !--ep->sig_out && ep->disc_wait) {
+		/* the last one a graceful disconnect waited for */
+		ep->disc_wait = false;
+		disc = true;
+	}
 	wr->next = ep->free_wr;
 	ep->free_wr = wr - ep->wrs;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (disc)
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_DISCONNECT);
 	if (succeeded != U32_MAX)
 		unsig_put_chain(ep, succeeded);
 	/*
@@ -544,6 +552,8 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	if (op == KDAPL_EP_OP_POST_RECV)
 		goto unlock;
 	ep->sq_seq++;
+	if (!wr->unsignaled)
+		ep->sig_out++;	/* a graceful disconnect waits for it */
 	if (wr->unsignaled) {
 		/* under ep->lock: its error completion waits for us */
 		wr->unsig_next = U32_MAX;

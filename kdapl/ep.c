@@ -1085,6 +1085,8 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	ep->disc_peer_seen = false;
 	ep->disc_broken = false;
 	ep->disc_forcing = false;
+	ep->disc_wait = false;
+	WARN_ON_ONCE(ep->sig_out);	/* the drain gave every one back */
 	ep->attr.max_rdma_read_in = ep->rd_in_want;
 	ep->attr.max_rdma_read_out = ep->rd_out_want;
 	spin_unlock_irq(&ep->lock);

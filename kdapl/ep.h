@@ -185,6 +185,10 @@ enum kdapl_ep_action {
  * @node: on ia->eps, under ia->lock
  * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
  * @posted, @completed, @flushed: DTO counters, for debugfs
+ * @sig_out: signaled requests (sends, RDMA Reads and Writes) posted and
+ *	not completed yet; under @lock
+ * @disc_wait: a graceful disconnect waits for @sig_out to reach 0 before
+ *	it asks the provider (cm.c, ep_disc_ready()); under @lock
  * @iws: socket mode (iwsock.c): the socket takeover connection, or NULL;
  *	set and cleared under @cm_mutex and @lock, like @cm_id
  * @iws_event: socket mode: a connection event the ABORT action posts
@@ -240,6 +244,8 @@ struct kdapl_ep {
 	u64 posted;
 	u64 completed;
 	u64 flushed;
+	u32 sig_out;
+	bool disc_wait;
 	struct kdapl_iws *iws;
 	DAT_EVENT_NUMBER iws_event;
 	DAT_NAMED_ATTR iw_attr[3];

@@ -1434,6 +1434,52 @@ static void dto_send_recv(struct kunit *test)
 	ASSERT_OK(test, dat_lmr_free(rb.lmr));
 }
 
+/*
+ * A graceful disconnect with requests outstanding (issue 15 item 10;
+ * seed 002: it completes only once all DMA is done): eight 16 KiB Sends
+ * posted and the disconnect asked at once. Every Send completes
+ * successfully - none is flushed - every receive holds its data, then
+ * both ends are DISCONNECTED.
+ */
+static void conn_graceful_disconnect_completes_dtos(struct kunit *test)
+{
+	enum { N = 8, LEN = 16384 };
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_LMR_TRIPLET t;
+	struct mem sa, rb;
+	DAT_PSP_HANDLE psp;
+	int i;
+
+	mem_make(test, &c->a, N * LEN, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &sa);
+	mem_make(test, &c->b, N * LEN, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	for (i = 0; i < N; i++) {
+		fill(sa.buf + i * LEN, LEN, i + 1);
+		t = trip(&rb, i * LEN, LEN);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb0 + i),
+						 0));
+	}
+	connect_to(test, epa, epb, &psp);
+	for (i = 0; i < N; i++) {
+		t = trip(&sa, i * LEN, LEN);
+		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xa0 + i),
+						 0));
+	}
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_GRACEFUL_FLAG));
+	for (i = 0; i < N; i++)
+		expect_dto(test, c->a.dto, 0xa0 + i, DAT_DTO_SUCCESS, LEN,
+			   DAT_DTO_SEND);
+	for (i = 0; i < N; i++)
+		expect_dto(test, c->b.dto, 0xb0 + i, DAT_DTO_SUCCESS, LEN,
+			   DAT_DTO_RECEIVE);
+	KUNIT_EXPECT_EQ(test, memcmp(rb.buf, sa.buf, N * LEN), 0);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_psp_free(psp));
+}
+
 /* B tells A where its memory is, in a send, as a ULP would. */
 struct target_msg {
 	u64 addr;
@@ -2409,6 +2455,7 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(conn_ipv6),	\
 	KUNIT_CASE(conn_calls_from_upcalls),	\
 	KUNIT_CASE(dto_send_recv),	\
+	KUNIT_CASE(conn_graceful_disconnect_completes_dtos),	\
 	KUNIT_CASE(dto_rdma_write_read),	\
 	KUNIT_CASE(dto_bad_triplets),	\
 	KUNIT_CASE(dto_post_after_disconnect_flushed),	\
