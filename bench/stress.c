@@ -25,10 +25,14 @@
  *	rounds times: a PSP and its CR EVD, conns connects to it, and the
  *	PSP and the EVD freed while the requests arrive; every connect
  *	must end (rejected, refused, timed out) and nothing be left.
- *   stress test=faults ia_a= ia_b= addr= port= rounds= depth= tag=
- *	one churn round at a time with its n-th fault site failing, n = 1,
- *	1 + depth, ... (at most rounds rounds) until a round meets no
- *	fault, which must succeed (st_faults()).
+ *   stress test=faults|faults_sconn ia_a= ia_b= addr= port= rounds=
+ *	depth= tag=
+ *	one churn round (faults) or one socket takeover round of "dat
+ *	test=sconn" (faults_sconn: both ends' SSP, dat_iw_socket_connect
+ *	and accept, disconnect; needs "serve ia=<ia_b>" and "serve tcp")
+ *	at a time with its n-th fault site failing, n = 1, 1 + depth, ...
+ *	(at most rounds rounds) until a round meets no fault, which must
+ *	succeed (st_faults()).
  *
  * Each ends with the IAs closed gracefully (nothing may be left on
  * them) and prints what it did: "<tag>.ops", "<tag>.bytes" and the
@@ -956,7 +960,8 @@ static int st_spfree(const struct bench_cmd *cmd)
 /*
  * One churn round (both IAs opened, PZs, EVDs, two PSPs, LMRs, both EPs,
  * connect, accept, a checked Send, a graceful disconnect, everything
- * freed and both IAs closed) with the n-th fault site of this task
+ * freed and both IAs closed), or one socket takeover round (@round),
+ * with the n-th fault site of this task
  * failing, for n = 1, 1 + step, 1 + 2 step, ...: current->fail_nth, as
  * a write of n to /proc/thread-self/fail-nth sets it (slab and page
  * allocations among others; the suite lets GFP_KERNEL ones fail too).
@@ -966,7 +971,19 @@ static int st_spfree(const struct bench_cmd *cmd)
  * leaves is closed abruptly (st_close()); the suite then checks that no
  * handle, EP or QP is left and kmemleak that nothing leaked.
  */
-static int st_faults(const struct bench_cmd *cmd)
+/* One socket takeover round: "dat test=sconn" once (bench/dat.c). */
+static int st_sconn_once(const struct bench_cmd *cmd)
+{
+	struct bench_cmd d = *cmd;
+
+	strscpy(d.verb, "dat", sizeof(d.verb));
+	strscpy(d.test, "sconn", sizeof(d.test));
+	d.reps = 0;
+	return bench_dat_run(&d);
+}
+
+static int st_faults(const struct bench_cmd *cmd,
+		     int (*round)(const struct bench_cmd *cmd))
 {
 #ifdef CONFIG_FAULT_INJECTION
 	struct bench_cmd one = *cmd;
@@ -980,7 +997,7 @@ static int st_faults(const struct bench_cmd *cmd)
 	for (n = 1; runs < cmd->rounds; n += step, runs++) {
 		mark = bench_out.len;
 		WRITE_ONCE(current->fail_nth, n);
-		err = st_churn(&one);
+		err = round(&one);
 		pending = READ_ONCE(current->fail_nth);
 		WRITE_ONCE(current->fail_nth, 0);
 		bench_out.len = mark;	/* the round's own figures */
@@ -1034,6 +1051,8 @@ int bench_stress_run(const struct bench_cmd *c)
 	if (!strcmp(c->test, "spfree"))
 		return st_spfree(c);
 	if (!strcmp(c->test, "faults"))
-		return st_faults(c);
+		return st_faults(c, st_churn);
+	if (!strcmp(c->test, "faults_sconn"))
+		return st_faults(c, st_sconn_once);
 	return -EINVAL;
 }

@@ -169,26 +169,56 @@ stress_hotplug() {
 # round meets no fault; that one must succeed. Sleeping (GFP_KERNEL)
 # allocations fail too, quietly (no stack per fault). Then no handle, EP
 # or QP may be left; the run's kmemleak scan judges leaks.
-stress_faults() {
-	local d=/sys/kernel/debug f rc=0
+stress_fault_knobs() {
+	local d=/sys/kernel/debug f
 	for f in failslab fail_page_alloc; do
-		echo N >"$d/$f/ignore-gfp-wait" && echo 0 >"$d/$f/verbose" ||
+		echo "$1" >"$d/$f/ignore-gfp-wait" && echo 0 >"$d/$f/verbose" ||
 			return 1
 	done
-	echo N >"$d/fail_page_alloc/ignore-gfp-highmem" &&
-	echo 0 >"$d/fail_page_alloc/min-order" || return 1
-	stress_cmd "stress test=faults ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7450 rounds=$1 depth=$2 ms=10000 tag=faults.kiwarp" ||
-		rc=1
-	for f in failslab fail_page_alloc; do
-		echo Y >"$d/$f/ignore-gfp-wait"
-	done
+	echo "$1" >"$d/fail_page_alloc/ignore-gfp-highmem" &&
+	echo 0 >"$d/fail_page_alloc/min-order"
+}
+
+stress_fault_aftermath() {
+	local rc=0
 	sleep 1
-	if ! grep -q '^total 0$' "$d/kdapl/handles"; then
+	if ! grep -q '^total 0$' /sys/kernel/debug/kdapl/handles; then
 		echo "kdapl-guest: handles left after the faults"
-		cat "$d/kdapl/handles"
+		cat /sys/kernel/debug/kdapl/handles
 		rc=1
 	fi
 	stress_nothing_left || rc=1
+	return $rc
+}
+
+stress_faults() {
+	local rc=0
+	stress_fault_knobs N || return 1
+	stress_cmd "stress test=faults ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7450 rounds=$1 depth=$2 ms=10000 tag=faults.kiwarp" ||
+		rc=1
+	stress_fault_knobs Y
+	stress_fault_aftermath || rc=1
+	return $rc
+}
+
+# The same for the socket takeover (issue 18 item 3): one "dat
+# test=sconn" round at a time - the passive end's SSP on an accepted
+# socket, dat_iw_socket_connect on the other, the accept, a graceful
+# disconnect - with the n-th fault site of the command's task failing.
+# Its passive IA is a "serve" end made in namespace b beforehand, and
+# freed ("unserve") before the check.
+stress_faults_takeover() {
+	local rc=0 b="nsenter --net=/run/netns/b"
+	$b sh -c "echo 'serve ia=kw2 port=7462' >$BENCH_CTL" &&
+	$b sh -c "echo 'serve tcp port=7463' >$BENCH_CTL" || rc=1
+	if [ $rc -eq 0 ]; then
+		stress_fault_knobs N || rc=1
+		stress_cmd "stress test=faults_sconn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7464 rounds=$1 depth=$2 ms=10000 tag=faults.takeover" ||
+			rc=1
+		stress_fault_knobs Y
+	fi
+	echo unserve >"$BENCH_CTL"
+	stress_fault_aftermath || rc=1
 	return $rc
 }
 
@@ -266,7 +296,7 @@ kdapl_stress_suite() {
 	fi
 	: >"$STRESS_TABLE"
 	stress_trace 1
-	ktap_suite kdapl_stress $((11 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_suite kdapl_stress $((12 + $(echo "$STRESS_PROFILES" | wc -w)))
 	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko"
 	local slab0
 	slab0=$(stress_slab_kb)
@@ -289,6 +319,8 @@ kdapl_stress_suite() {
 	ktap_check cpu_hotplug_under_soak stress_hotplug "$hotplug"
 	# shellcheck disable=SC2086 # rounds and step
 	ktap_check allocation_failures stress_faults $faults
+	# shellcheck disable=SC2086 # rounds and step
+	ktap_check allocation_failures_takeover stress_faults_takeover $faults
 	ktap_check nothing_left stress_nothing_left
 	echo "$STRESS_LEVEL slab_kb.before $slab0" >>"$STRESS_TABLE"
 	echo "$STRESS_LEVEL slab_kb.after $(stress_slab_kb)" >>"$STRESS_TABLE"
