@@ -121,6 +121,28 @@ stress_unload_zcopy() {
 	return $rc
 }
 
+# A checked soak over kiwarp in the background, for a case that disturbs
+# it meanwhile: stress_bg_soak PORT MS LOSSY TAG starts it (its PID in
+# STRESS_BG); stress_bg_done WHAT waits for it, fails if it failed, adds
+# its figures to the table and checks that nothing is left.
+stress_bg_soak() {
+	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$1 conns=4 size=65536 ms=$2 lossy=$3 tag=$4" \
+		>"$BENCH_CTL") &
+	STRESS_BG=$!
+}
+
+stress_bg_done() {
+	local rc=0
+	if ! wait "$STRESS_BG"; then
+		echo "kdapl-guest: the soak failed across $1"
+		cat "$BENCH_CTL"
+		rc=1
+	fi
+	sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
+	stress_nothing_left || rc=1
+	return $rc
+}
+
 # CPU 1 taken offline and back, $1 times, during a checked soak over
 # kiwarp (issue 18 item 4): kdapl's per-CPU event processing and
 # kiwarp's CQ notifications move off the dying CPU and back, and nothing
@@ -128,15 +150,13 @@ stress_unload_zcopy() {
 # byte and every completion. kdapl's EVD table shows where each EVD's
 # processing ran last.
 stress_hotplug() {
-	local cpu=/sys/devices/system/cpu/cpu1/online pid i rc=0 on1=0 n
+	local cpu=/sys/devices/system/cpu/cpu1/online i rc=0 on1=0 n
 	[ -w "$cpu" ] || { echo "kdapl-guest: no CPU 1 to take offline"; return 1; }
 	# 3 s a cycle: the cycles (2 s and the CPU's own time) end first
-	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7440 conns=4 size=65536 ms=$(($1 * 3000 + 6000)) lossy=0 tag=hotplug" \
-		>"$BENCH_CTL") &
-	pid=$!
+	stress_bg_soak 7440 $(($1 * 3000 + 6000)) 0 hotplug
 	sleep 2
 	for i in $(seq 1 "$1"); do
-		if ! kill -0 "$pid" 2>/dev/null; then
+		if ! kill -0 "$STRESS_BG" 2>/dev/null; then
 			echo "kdapl-guest: cycle $i: the soak ended before the cycles"
 			rc=1
 			break
@@ -150,25 +170,11 @@ stress_hotplug() {
 		sleep 1
 	done
 	[ "$(cat "$cpu")" = 1 ] || echo 1 >"$cpu"
-	if ! wait "$pid"; then
-		echo "kdapl-guest: the soak failed across CPU hotplug"
-		cat "$BENCH_CTL"
-		rc=1
-	fi
-	sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
 	echo "$STRESS_LEVEL hotplug.cycles $1 evds_on_cpu1_at_offline $on1" >>"$STRESS_TABLE"
-	stress_nothing_left || rc=1
+	stress_bg_done "CPU hotplug" || rc=1
 	return $rc
 }
 
-# Allocation failures (issue 18 item 3): kdapl_bench's faults command
-# (bench/stress.c) runs one churn round over kiwarp at a time - both
-# IAs, PZs, EVDs, PSPs, LMRs, EPs, connect, accept, a checked Send, a
-# graceful disconnect, all freed - with the n-th fault site of the
-# command's task failing, n = 1, 1 + $2, ... (at most $1 rounds), until a
-# round meets no fault; that one must succeed. Sleeping (GFP_KERNEL)
-# allocations fail too, quietly (no stack per fault). Then no handle, EP
-# or QP may be left; the run's kmemleak scan judges leaks.
 stress_fault_knobs() {
 	local d=/sys/kernel/debug f
 	for f in failslab fail_page_alloc; do
@@ -191,6 +197,14 @@ stress_fault_aftermath() {
 	return $rc
 }
 
+# Allocation failures (issue 18 item 3): kdapl_bench's faults command
+# (bench/stress.c) runs one churn round over kiwarp at a time - both
+# IAs, PZs, EVDs, PSPs, LMRs, EPs, connect, accept, a checked Send, a
+# graceful disconnect, all freed - with the n-th fault site of the
+# command's task failing, n = 1, 1 + $2, ... (at most $1 rounds), until a
+# round meets no fault; that one must succeed. Sleeping (GFP_KERNEL)
+# allocations fail too, quietly (no stack per fault). Then no handle, EP
+# or QP may be left; the run's kmemleak scan judges leaks.
 stress_faults() {
 	local rc=0
 	stress_fault_knobs N || return 1
@@ -229,13 +243,11 @@ stress_faults_takeover() {
 # every byte checked. lossy=1: a graceful disconnect that outlasts
 # kdapl's bound right after a cut may end BROKEN (counted).
 stress_link_flap() {
-	local pid rc=0 i
-	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7470 conns=4 size=65536 ms=$(($1 * 2000 + 12000)) lossy=1 tag=linkflap" \
-		>"$BENCH_CTL") &
-	pid=$!
+	local rc=0 i
+	stress_bg_soak 7470 $(($1 * 2000 + 12000)) 1 linkflap
 	for i in 1 2; do
 		sleep 3
-		if ! kill -0 "$pid" 2>/dev/null; then
+		if ! kill -0 "$STRESS_BG" 2>/dev/null; then
 			echo "kdapl-guest: cut $i: the soak ended before it"
 			rc=1
 			break
@@ -244,14 +256,8 @@ stress_link_flap() {
 		sleep "$1"
 		ip link set veth4 up || rc=1
 	done
-	if ! wait "$pid"; then
-		echo "kdapl-guest: the soak failed across the link cuts"
-		cat "$BENCH_CTL"
-		rc=1
-	fi
-	sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
 	echo "$STRESS_LEVEL linkflap.cut_s $1" >>"$STRESS_TABLE"
-	stress_nothing_left || rc=1
+	stress_bg_done "the link cuts" || rc=1
 	return $rc
 }
 
