@@ -873,6 +873,20 @@ static void conn_unreachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 }
 
+/* A new PSP on B, and A's @epa connecting to it with @us to spare. */
+static void psp_connect(struct kunit *test, DAT_EP_HANDLE epa, DAT_TIMEOUT us,
+			DAT_PSP_HANDLE *psp)
+{
+	struct conn_ctx *c = ctx(test);
+	u16 port = next_port++;
+
+	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
+				       DAT_PSP_CONSUMER_FLAG, psp));
+	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
+				       port, us, 0, NULL, DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+}
+
 /*
  * A finite time-out on an address that never resolves (issue 15 item 1):
  * resolution goes on up to the consumer's time, not rdma_cm's 2 s of
@@ -912,20 +926,13 @@ static void conn_slow_accept(struct kunit *test)
 	DAT_PSP_HANDLE psp;
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
-	u16 port;
 
 	if (c->t == &topo_siw)
 		kunit_skip(test,
 			   "siw ends a connect whose MPA Reply takes over 10 s (MPAREQ_TIMEOUT)");
 	epa = ep_make(test, &c->a);
 	epb = ep_make(test, &c->b);
-	port = next_port++;
-	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
-				       DAT_PSP_CONSUMER_FLAG, &psp));
-	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
-				       port, 14000000, 0, NULL,
-				       DAT_QOS_BEST_EFFORT,
-				       DAT_CONNECT_DEFAULT_FLAG));
+	psp_connect(test, epa, 14000000, &psp);
 	expect_ev(test, c->b.cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
 	cr = ev.event_data.cr_arrival_event_data.cr_handle;
 	msleep(11000);
@@ -952,20 +959,13 @@ static void conn_timeout(struct kunit *test)
 	DAT_LMR_TRIPLET t;
 	DAT_CR_HANDLE cr;
 	struct mem ra;
-	u16 port;
 
 	/* A receive posted before connecting: flushed by the time-out. */
 	mem_make(test, &c->a, 64, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ra);
 	t = trip(&ra, 0, 64);
 	ASSERT_OK(test, dat_ep_post_recv(epa, 1, &t, cookie(0xa7), 0));
 	/* B never answers the request: A's 300 ms run out. */
-	port = next_port++;
-	ASSERT_OK(test, dat_psp_create(c->b.ia, port, c->b.cr,
-				       DAT_PSP_CONSUMER_FLAG, &psp));
-	ASSERT_OK(test, dat_ep_connect(epa, (struct sockaddr *)&c->addr_b,
-				       port, 300000, 0, NULL,
-				       DAT_QOS_BEST_EFFORT,
-				       DAT_CONNECT_DEFAULT_FLAG));
+	psp_connect(test, epa, 300000, &psp);
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 	expect_dto(test, c->a.dto, 0xa7, DAT_DTO_ERR_FLUSHED, 0, 0);
