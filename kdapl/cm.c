@@ -279,7 +279,7 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
  */
 static unsigned long ep_resolve_ms(struct kdapl_ep *ep)
 {
-	unsigned long flags, left;
+	unsigned long flags, left, slice;
 	bool timed;
 
 	spin_lock_irqsave(&ep->lock, flags);
@@ -288,10 +288,12 @@ static unsigned long ep_resolve_ms(struct kdapl_ep *ep)
 	       jiffies_to_msecs(ep->deadline - jiffies) : 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!ep->resolve_retried)
-		return timed ? min_t(unsigned long, left,
-				     KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS) :
-			       KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS;
-	return timed ? min_t(unsigned long, left, KDAPL_RESOLVE_MS) : 0;
+		slice = KDAPL_RESOLVE_MS - KDAPL_RESOLVE_FIRST_MS;
+	else if (timed)
+		slice = KDAPL_RESOLVE_MS;
+	else
+		return 0;
+	return timed ? min(left, slice) : slice;
 }
 
 /* The RESOLVE action: the address once more (ep_resolve_ms()). */
@@ -476,6 +478,19 @@ static bool ep_disc_ready(struct kdapl_ep *ep)
 	return ready;
 }
 
+/* The DISCONNECT action, once ep_disc_ready(): ask the provider. */
+static void ep_do_disconnect(struct kdapl_ep *ep)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+
+	lockdep_assert_held(&ep->cm_mutex);
+	if (ep->cm_id)
+		rdma_disconnect(ep->cm_id);
+	else if (ep->iws && ep->qp)
+		/* What iw_cm does for a graceful close: SQ drain, then FIN. */
+		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
+}
+
 /*
  * The DISC_TIMEOUT action: the peer did not close within the bound. The
  * QP goes to ERROR and is drained, so every outstanding request has its
@@ -583,17 +598,8 @@ void kdapl_ep_work(struct work_struct *work)
 		ep_do_resolve(ep);
 	if (test_bit(KDAPL_EP_ACT_ACCEPT, &acts))
 		ep_do_accept(ep, cr_id, cr_iws, cr_ird, cr_ord);
-	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && !ep_disc_ready(ep)) {
-		/* later, or not at all (ep_disc_ready()) */
-	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->cm_id) {
-		rdma_disconnect(ep->cm_id);
-	} else if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep->iws &&
-		   ep->qp) {
-		/* What iw_cm does for a graceful close: SQ drain, then FIN. */
-		struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
-
-		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
-	}
+	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep_disc_ready(ep))
+		ep_do_disconnect(ep);
 	if (test_bit(KDAPL_EP_ACT_DISC_TIMEOUT, &acts))
 		ep_do_disc_timeout(ep);
 	if (test_bit(KDAPL_EP_ACT_DRAIN, &acts))
