@@ -132,7 +132,10 @@ struct kiwarp_cep {
 	struct list_head entry;		/* listen->pending */
 	struct work_struct work;
 	struct work_struct abort_work;	/* active: kiwarp_cm_connect_abort() */
-	bool aborted;			/* active: under @lock */
+	bool aborted;			/* active: set under @lock; the
+					 * handshake wait reads it without
+					 * (kiwarp_connect_settled())
+					 */
 	struct mpa_frame_info req;	/* passive: the request */
 	struct mpa_frame_info rep;	/* passive: negotiated reply */
 	u32 ird;			/* active: asked by the ULP */
