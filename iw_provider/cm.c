@@ -375,6 +375,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);
 	qp->fin_sent = false;
 	qp->peer_closed = false;
+	qp->peer_told = false;
 	qp->local_close = false;
 	qp->abort = false;
 	memset(&qp->rx, 0, sizeof(qp->rx));
@@ -524,12 +525,23 @@ out:
 	kiwarp_qp_put(qp);
 }
 
-/* The iw_cm owner: DISCONNECT when the peer closed first, then CLOSE. */
+/*
+ * The iw_cm owner: DISCONNECT when the peer closed (at its FIN while we
+ * were in RTS, else here), then CLOSE. iw_cm moves the cm_id to CLOSING
+ * on DISCONNECT, where a consumer's graceful disconnect leaves the close
+ * to us.
+ */
+static void kiwarp_iwcm_peer_closed(struct kiwarp_qp *qp, void *priv)
+{
+	kiwarp_cm_event(priv, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0, NULL,
+			NULL);
+}
+
 static void kiwarp_iwcm_down(struct kiwarp_qp *qp, void *priv, int status)
 {
 	struct iw_cm_id *cm_id = priv;
 
-	if (READ_ONCE(qp->peer_closed))
+	if (READ_ONCE(qp->peer_closed) && !qp->peer_told)
 		kiwarp_cm_event(cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0,
 				NULL, NULL);
 	kiwarp_cm_event(cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0, 0, 0, NULL,
@@ -538,6 +550,7 @@ static void kiwarp_iwcm_down(struct kiwarp_qp *qp, void *priv, int status)
 }
 
 static const struct kiwarp_conn_ops kiwarp_iwcm_conn_ops = {
+	.peer_closed = kiwarp_iwcm_peer_closed,
 	.down = kiwarp_iwcm_down,
 };
 

@@ -60,6 +60,7 @@
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
+extern unsigned int kiwarp_sock_sndtimeo_ms;	/* takeover's send bound */
 extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
 extern unsigned int kiwarp_zcopy_min;	/* zero-copy from this size, zc.c */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
@@ -427,9 +428,13 @@ struct kiwarp_zc {
  * teardown work, process context, no QP lock held, after the socket
  * was released and the queues flushed; it ends the QP's reference on
  * @priv. qp->peer_closed, qp->local_close and @status tell how the
- * connection ended.
+ * connection ended. @peer_closed (optional) is called when the peer's
+ * FIN moved the QP from RTS to CLOSING (kiwarp_qp_peer_fin()), from the
+ * RX work, no lock held; qp->peer_told says it was, so @down does not
+ * report the peer's close a second time.
  */
 struct kiwarp_conn_ops {
+	void (*peer_closed)(struct kiwarp_qp *qp, void *priv);
 	void (*down)(struct kiwarp_qp *qp, void *priv, int status);
 };
 
@@ -535,7 +540,8 @@ struct kiwarp_qp {
 	u32 ord;
 	u32 fpdu_max;		/* largest FPDU on the wire: fpdu_segs MSS */
 	bool fin_sent;		/* TX work: our FIN is out (CLOSING) */
-	bool peer_closed;
+	bool peer_closed;	/* its FIN came (state_lock) */
+	bool peer_told;		/* @peer_closed was reported (RX work) */
 	struct sockaddr_storage laddr;	/* 4-tuple, set at bind */
 	struct sockaddr_storage raddr;
 
@@ -634,6 +640,8 @@ int kiwarp_qp_set_state_locked(struct kiwarp_qp *qp,
 			       enum kiwarp_qp_state next);
 void kiwarp_qp_error(struct kiwarp_qp *qp);
 void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status);
+void kiwarp_qp_peer_fin(struct kiwarp_qp *qp);
+bool kiwarp_qp_fin_sent(struct kiwarp_qp *qp);
 void kiwarp_qp_close_timeout(struct work_struct *work);
 void kiwarp_qp_sqe(struct kiwarp_qp *qp);
 

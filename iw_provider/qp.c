@@ -8,8 +8,11 @@
  *
  *   IDLE       created, or reset; receives may be posted, sends queue
  *   RTS        connected (cm.c bound a socket); data moves
- *   CLOSING    graceful close asked (IB_QPS_SQD): the SQ drains, then
- *              our TCP half closes; the peer's close ends in ERROR
+ *   CLOSING    graceful close asked (IB_QPS_SQD), or the peer's FIN came
+ *              in RTS (receives flushed, the owner told): the SQ
+ *              drains, then our TCP half closes; the close of both
+ *              halves ends in ERROR. Work posted now is an error that
+ *              resets the connection (closing rules, seed 004)
  *   TERMINATE  a protocol error was seen: a TERMINATE is being sent
  *   ERROR      all work completes with IB_WC_WR_FLUSH_ERR; the
  *              connection (if any) is torn down (cm.c down work)
@@ -215,7 +218,8 @@ void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status)
  * graceful close started (CLOSING): kernel ULPs call rdma_disconnect()
  * and then drain, which moves the QP to ERROR at once; a reset there
  * would throw away sends TCP still holds that already completed, as
- * cxgb4 also avoids. A taken-over socket is reset in any state.
+ * cxgb4 also avoids. A taken-over socket is reset in any state, unless
+ * the peer closed first (its FIN came): the close is answered with ours.
  */
 static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 {
@@ -234,11 +238,158 @@ static void kiwarp_qp_abrupt(struct kiwarp_qp *qp)
 		if (!qp->down_status_set) {
 			qp->down_status_set = true;
 			qp->down_status = status;
-			if (qp->sock_mode || qp->state == KIWARP_QPS_RTS)
+			if (!qp->peer_closed &&
+			    (qp->sock_mode || qp->state == KIWARP_QPS_RTS))
 				WRITE_ONCE(qp->abort, true);
 		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/*
+ * Bound the rest of a graceful close (kiwarp_close_timeout_ms): our SQ
+ * draining, our FIN, the peer's. The timer holds a QP reference. Not
+ * once the teardown is queued: it cancels the timer after it marked the
+ * connection down, and a timer armed after that would outlive the
+ * connection (a destroy waiting for its reference, or a next connection
+ * of the QP reset at its expiry).
+ */
+static void kiwarp_qp_arm_close(struct kiwarp_qp *qp)
+{
+	unsigned long tmo = msecs_to_jiffies(kiwarp_close_timeout_ms);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up && !qp->down_queued) {
+		kiwarp_qp_get(qp);
+		if (!queue_delayed_work(kiwarp_wq, &qp->close_work, tmo))
+			kiwarp_qp_put(qp);
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+/**
+ * kiwarp_qp_peer_fin() - the peer closed its half of the connection.
+ * @qp: the QP; all the peer sent was parsed
+ *
+ * The closing rules (seed 004, FIG. 14; RDMAC verbs): in RTS the QP goes
+ * CLOSING, not ERROR. Nothing can arrive after the FIN, so the receives
+ * are flushed (and any posted later, at once) and the owner is told now
+ * (iw_cm's DISCONNECT, the takeover's KIWARP_SOCK_EV_DISCONNECT).
+ * Nothing more of ours may go either (data after its FIN is the peer's
+ * error): the WQE in progress finishes, our FIN follows at once and ends
+ * the connection (kiwarp_tx_step()), within kiwarp_close_timeout_ms; the
+ * WQEs not sent, and sends posted now (kiwarp_qp_post_closing()), are
+ * flushed. When we closed first and our FIN is out, the connection is
+ * over now; when our own close is still draining, its FIN follows the
+ * WQE in progress the same way.
+ *
+ * Context: the RX work (process context, no lock held).
+ */
+void kiwarp_qp_peer_fin(struct kiwarp_qp *qp)
+{
+	enum { PEER_FIN_END, PEER_FIN_HALF, PEER_FIN_DRAIN } what;
+	const struct kiwarp_conn_ops *ops;
+	unsigned long flags;
+	bool again;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	again = qp->peer_closed;
+	WRITE_ONCE(qp->peer_closed, true);
+	what = PEER_FIN_END;
+	if (qp->conn_up && !qp->down_queued && !qp->fin_sent) {
+		if (qp->state == KIWARP_QPS_RTS &&
+		    !kiwarp_qp_set_state_locked(qp, KIWARP_QPS_CLOSING))
+			what = PEER_FIN_HALF;
+		else if (qp->state == KIWARP_QPS_CLOSING)
+			what = PEER_FIN_DRAIN;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (again && what != PEER_FIN_END)
+		return;		/* an RX pass after the FIN: nothing new */
+	trace_kiwarp_rx_down(qp, 0, true);
+
+	if (what == PEER_FIN_END) {
+		kiwarp_qp_down_status(qp, 0);
+		kiwarp_qp_error(qp);
+		return;
+	}
+	kiwarp_qp_flush_rq(qp);
+	if (what == PEER_FIN_HALF) {
+		ibdev_dbg(qp->ibqp.device, "qp %u: peer closed: CLOSING\n",
+			  qp->ibqp.qp_num);
+		kiwarp_qp_arm_close(qp);
+		/*
+		 * conn_ops and conn_priv stay while the RX work runs: the
+		 * teardown flushes it before it clears them. Not under
+		 * conn_lock: the takeover's owner takes its own lock first.
+		 */
+		ops = qp->conn_ops;
+		qp->peer_told = true;
+		if (ops && ops->peer_closed)
+			ops->peer_closed(qp, qp->conn_priv);
+	}
+	kiwarp_qp_kick_tx(qp);	/* drain, then our FIN */
+}
+
+/**
+ * kiwarp_qp_fin_sent() - our FIN is out (the TX work, CLOSING, SQ drained).
+ * @qp: the QP
+ *
+ * Return: true if the peer's FIN came first: the connection is over, and
+ * it was ended here (status 0).
+ */
+bool kiwarp_qp_fin_sent(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+	bool both;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	WRITE_ONCE(qp->fin_sent, true);
+	both = qp->peer_closed;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (both) {
+		kiwarp_qp_down_status(qp, 0);
+		kiwarp_qp_error(qp);
+	}
+	return both;
+}
+
+/*
+ * A send posted in CLOSING (seed 004, FIG. 13 (4), FIG. 16 (3); RDMAC
+ * verbs). In a close our consumer started it is the error the closing
+ * rules name: refused, the connection reset, the QP in ERROR (teardown
+ * status -ECONNABORTED). In one the peer's FIN started, the consumer
+ * may not have been told (rdma_cm reports iw_cm's DISCONNECT only with
+ * the CLOSE): the send is taken and flushed once we are down, which is
+ * at once (our FIN needs no drain then). Return: true if refused.
+ * Context: any.
+ */
+static bool kiwarp_qp_post_closing(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+	bool fire = false, refuse = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == KIWARP_QPS_CLOSING && !qp->peer_closed) {
+		refuse = true;
+		if (qp->conn_up && !qp->down_queued) {
+			if (!qp->down_status_set) {
+				qp->down_status_set = true;
+				qp->down_status = -ECONNABORTED;
+			}
+			WRITE_ONCE(qp->abort, true);
+			fire = true;
+		}
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (fire) {
+		qp->stats.errors++;
+		ibdev_dbg(qp->ibqp.device, "qp %u: send posted in CLOSING: reset\n",
+			  qp->ibqp.qp_num);
+		kiwarp_qp_error(qp);
+	}
+	return refuse;
 }
 
 /**
@@ -433,18 +584,27 @@ void kiwarp_qp_flush_sq(struct kiwarp_qp *qp)
 }
 
 /*
- * Complete all posted receives with a flush error, unless the oldest
- * is held by a Send being placed (kiwarp_qp.rq_held): the one ending
- * that Send flushes the rest after it. Called with rq_lock held.
+ * Complete all posted receives with a flush error, in ERROR or once the
+ * peer closed its half (kiwarp_qp_peer_fin(): nothing can arrive after
+ * its FIN). In ERROR not while the oldest is held by a Send being placed
+ * (kiwarp_qp.rq_held): the one ending that Send flushes the rest after
+ * it. Called with rq_lock held.
  */
 void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp)
 {
 	struct kiwarp_cq *cq = to_kcq(qp->ibqp.recv_cq);
+	bool eof = READ_ONCE(qp->peer_closed);
 	struct ib_wc wc;
 
 	lockdep_assert_held(&qp->rq_lock);
-	if (kiwarp_qp_state(qp) != KIWARP_QPS_ERROR || qp->rq_held)
+	if (kiwarp_qp_state(qp) == KIWARP_QPS_ERROR)
+		eof = false;	/* the held one is the teardown's (rx.c) */
+	else if (!eof || kiwarp_qp_state(qp) != KIWARP_QPS_CLOSING)
 		return;
+	if (qp->rq_held && !eof)
+		return;
+	/* after the peer's FIN nothing ends a Send being placed */
+	qp->rq_held = false;
 	while (qp->rq_head != qp->rq_tail) {
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = qp->rq[qp->rq_head & (qp->rq_size - 1)].wr_id;
@@ -607,8 +767,13 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			ret = -EBUSY;
 		else if (qp->state != KIWARP_QPS_IDLE)
 			ret = kiwarp_qp_set_state_locked(qp, KIWARP_QPS_IDLE);
-		if (!ret && qp->state == KIWARP_QPS_IDLE)
+		if (!ret && qp->state == KIWARP_QPS_IDLE) {
+			/* the last connection's close is no more */
 			qp->down_queued = false;
+			WRITE_ONCE(qp->peer_closed, false);
+			qp->peer_told = false;
+			WRITE_ONCE(qp->fin_sent, false);
+		}
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		break;
 	case IB_QPS_RTS:
@@ -624,12 +789,7 @@ int kiwarp_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		if (kick) {
 			/* the peer's FIN must come within the bound */
-			unsigned long tmo;
-
-			tmo = msecs_to_jiffies(kiwarp_close_timeout_ms);
-			kiwarp_qp_get(qp);
-			if (!queue_delayed_work(kiwarp_wq, &qp->close_work, tmo))
-				kiwarp_qp_put(qp);
+			kiwarp_qp_arm_close(qp);
 			kiwarp_qp_kick_tx(qp);
 		}
 		break;
@@ -749,7 +909,7 @@ int kiwarp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
-	if (st == KIWARP_QPS_CLOSING) {
+	if (st == KIWARP_QPS_CLOSING && kiwarp_qp_post_closing(qp)) {
 		*bad_wr = wr;
 		return -ENOTCONN;
 	}
@@ -782,6 +942,14 @@ int kiwarp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int ret = 0, i;
 	u64 total;
 
+	/*
+	 * Taken in CLOSING too, unlike a send: a receive puts nothing on the
+	 * wire, a ULP refills its ring from completion handlers after
+	 * rdma_disconnect() without knowing the state, and a reset would
+	 * throw away sends that completed and TCP still holds. In our close
+	 * it waits and is flushed in order with the others (nothing after
+	 * our FIN is placed: rx.c); after the peer's FIN at once.
+	 */
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > KIWARP_MAX_SGE) {

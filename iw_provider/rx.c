@@ -697,11 +697,8 @@ void kiwarp_rx_work(struct work_struct *work)
 	release_sock(sk);
 
 	if (eof) {
-		/* the peer closed its half: the connection ends */
-		WRITE_ONCE(qp->peer_closed, true);
-		trace_kiwarp_rx_down(qp, 0, true);
-		kiwarp_qp_down_status(qp, 0);
-		kiwarp_qp_error(qp);
+		/* the peer closed its half: CLOSING, or the end */
+		kiwarp_qp_peer_fin(qp);
 	} else if (ret < 0) {
 		kiwarp_rx_failed(qp, ret);
 	} else if (!ret && !desc.count && !rx->halt) {

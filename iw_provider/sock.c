@@ -43,8 +43,6 @@
 #include "kiwarp.h"
 #include "kiwarp_trace.h"
 
-/* How long one of our MPA frames (or the final message) may take to send */
-#define KIWARP_SOCK_SNDTIMEO	(5 * HZ)
 #define KIWARP_SOCK_PDATA_ULP	(MPA_MAX_PRIVDATA - MPA_V2_BLOCK_LEN)
 
 enum kiwarp_sock_state {
@@ -265,14 +263,43 @@ static int kiwarp_sock_send(struct socket *sock, const void *buf, size_t len)
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	long saved = sock->sk->sk_sndtimeo;
+	unsigned int ms;
 	int ret;
 
-	sock->sk->sk_sndtimeo = KIWARP_SOCK_SNDTIMEO;
+	/* how long one of our MPA frames (or the final message) may take */
+	ms = READ_ONCE(kiwarp_sock_sndtimeo_ms);
+	sock->sk->sk_sndtimeo = ms ? msecs_to_jiffies(ms) :
+				     MAX_SCHEDULE_TIMEOUT;
 	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
 	sock->sk->sk_sndtimeo = saved;
 	if (ret < 0)
 		return ret;
 	return ret == len ? 0 : -EIO;
+}
+
+/*
+ * An SSP's final streaming message (seed 000: "submitted for
+ * transmission atomically"): all of it or, to the peer, none. Return:
+ * 0 when all of it is with TCP; -EAGAIN when none of it could be queued
+ * within kiwarp_sock_sndtimeo_ms (the peer's window stayed shut): the
+ * socket is as it was; -ENOTCONN when the socket failed first; and
+ * -ECONNABORTED when part of it went out and the rest could not: the
+ * connection is reset, so the peer never acts on a truncated message.
+ * A signal before any of it went is -EAGAIN too (the socket is intact).
+ */
+static int kiwarp_sock_send_final(struct socket *sock, const void *buf,
+				  size_t len)
+{
+	int ret = kiwarp_sock_send(sock, buf, len);
+
+	if (!ret || ret == -EAGAIN)
+		return ret;
+	if (ret == -EINTR || ret == -ERESTARTSYS)
+		return -EAGAIN;
+	if (ret != -EIO)
+		return -ENOTCONN;	/* nothing went: the socket failed */
+	tcp_abort(sock->sk, ECONNABORTED);
+	return -ECONNABORTED;
 }
 
 static int kiwarp_sock_send_mpa(struct kiwarp_sock_conn *c,
@@ -543,13 +570,25 @@ static void kiwarp_sock_work(struct work_struct *work)
 	kiwarp_sock_put(c);
 }
 
+/* The peer's FIN moved the QP to CLOSING (kiwarp_qp_peer_fin) */
+static void kiwarp_sock_qp_peer_closed(struct kiwarp_qp *qp, void *priv)
+{
+	struct kiwarp_sock_conn *c = priv;
+
+	mutex_lock(&c->lock);
+	kiwarp_sock_event(c, KIWARP_SOCK_EV_DISCONNECT, 0, false, NULL, 0);
+	mutex_unlock(&c->lock);
+	kiwarp_sock_kick(c);
+}
+
 /* The QP's connection is down (kiwarp_qp_down_work): DISCONNECT, CLOSED */
 static void kiwarp_sock_qp_down(struct kiwarp_qp *qp, void *priv, int status)
 {
 	struct kiwarp_sock_conn *c = priv;
 
 	mutex_lock(&c->lock);
-	if (READ_ONCE(qp->peer_closed) && !READ_ONCE(qp->local_close))
+	if (READ_ONCE(qp->peer_closed) && !qp->peer_told &&
+	    !READ_ONCE(qp->local_close))
 		kiwarp_sock_event(c, KIWARP_SOCK_EV_DISCONNECT, 0, false,
 				  NULL, 0);
 	kiwarp_sock_event(c, KIWARP_SOCK_EV_CLOSED, status, false, NULL, 0);
@@ -560,6 +599,7 @@ static void kiwarp_sock_qp_down(struct kiwarp_qp *qp, void *priv, int status)
 }
 
 static const struct kiwarp_conn_ops kiwarp_sock_conn_ops = {
+	.peer_closed = kiwarp_sock_qp_peer_closed,
 	.down = kiwarp_sock_qp_down,
 };
 
@@ -749,10 +789,9 @@ static int kiwarp_sock_listen(struct ib_device *dev, struct socket *sock,
 	 * streaming message tell the peer to send it.
 	 */
 	if (final_len) {
-		ret = kiwarp_sock_send(sock, final_msg, final_len);
+		ret = kiwarp_sock_send_final(sock, final_msg, final_len);
 		if (ret) {
 			kiwarp_sock_ungrab(c);
-			ret = -EIO;
 			goto out_free;
 		}
 	}

@@ -9,7 +9,10 @@
  * RDMA Write, RDMA Read Request (entered in the ORQ first, at most ORD
  * outstanding; IB_SEND_FENCE waits for them), and the local REG_MR and
  * LOCAL_INV steps. In CLOSING, once the SQ is empty, our half of the TCP
- * connection is closed (FIN).
+ * connection is closed (FIN). Once the peer's FIN came (it moved the QP to
+ * CLOSING, or came during our close) nothing more is sent: our FIN goes
+ * at once and ends the connection (kiwarp_qp_fin_sent()), the WQEs not
+ * sent are flushed.
  *
  * A message is cut into FPDUs of at most fpdu_segs path MSS (fpdu_max).
  * Up to KIWARP_TX_BATCH of them go to TCP in one kernel_sendmsg() of a
@@ -355,13 +358,22 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 {
 	struct kiwarp_swqe *w = NULL;
 	struct kiwarp_irqe e;
-	bool have_irq = false, drained;
+	bool have_irq = false, drained, peer_fin;
 	unsigned long flags;
 	u32 idx = 0;
 	int ret;
 
+	/*
+	 * After the peer's FIN nothing more of ours is sent (it would be
+	 * data after the peer's FIN, an error there: seed 004): the WQE in
+	 * progress was finished by the call that sent it, the rest is
+	 * flushed once we are down. Our FIN goes at once.
+	 */
+	peer_fin = st == KIWARP_QPS_CLOSING && READ_ONCE(qp->peer_closed);
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->irq_head != qp->irq_tail) {
+	if (peer_fin) {
+		/* nothing to take */
+	} else if (qp->irq_head != qp->irq_tail) {
 		/*
 		 * The request's IRD slot is free as soon as we take it: the
 		 * requester frees its ORD slot when the last segment of the
@@ -393,7 +405,8 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		}
 	}
 	/* every WQE sent and no Read waits for its Response */
-	drained = qp->sq_next == qp->sq_tail && qp->orq_head == qp->orq_tail;
+	drained = peer_fin || (qp->sq_next == qp->sq_tail &&
+			       qp->orq_head == qp->orq_tail);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	if (have_irq)
@@ -408,8 +421,8 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		 * while a Read Response is still to come (the RX path kicks
 		 * us when the last one is in).
 		 */
-		WRITE_ONCE(qp->fin_sent, true);
-		kernel_sock_shutdown(qp->sock, SHUT_WR);
+		if (!kiwarp_qp_fin_sent(qp))
+			kernel_sock_shutdown(qp->sock, SHUT_WR);
 	}
 	return 0;
 }

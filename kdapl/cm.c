@@ -251,7 +251,20 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 	}
 	if (READ_ONCE(ep->state) != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
 		return;		/* aborted meanwhile */
-	id = rdma_create_id(net, kdapl_cm_handler, ep, RDMA_PS_TCP, IB_QPT_RC);
+	spin_lock_irq(&ep->lock);
+	id = ep->spare_id;
+	ep->spare_id = NULL;
+	spin_unlock_irq(&ep->lock);
+	if (id && id->route.addr.dev_addr.net != net) {
+		/* the IA's netdev changed namespace since: make it there */
+		rdma_destroy_id(id);
+		id = NULL;
+	}
+	if (id)
+		id->context = ep;	/* no event came: it was never used */
+	else
+		id = rdma_create_id(net, kdapl_cm_handler, ep, RDMA_PS_TCP,
+				    IB_QPT_RC);
 	if (IS_ERR(id)) {
 		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
 			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED, -1, NULL, 0);
@@ -269,6 +282,55 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
 			   DAT_CONNECTION_EVENT_UNREACHABLE,
 			   KDAPL_EP_ACT_ABORT, NULL, 0);
+}
+
+/**
+ * kdapl_ep_spare_fill() - make the rdma_cm id of the EP's next connect
+ * @ep: the EP
+ *
+ * In the namespace of the IA's device (init_net while it has no
+ * address: the connect then ends UNREACHABLE before using it). A failed
+ * allocation leaves none: dat_ep_connect() answers
+ * DAT_INSUFFICIENT_RESOURCES until a dat_ep_reset() makes one.
+ * Context: process context, no kdapl lock held (takes the provider's
+ * and the IA's).
+ */
+void kdapl_ep_spare_fill(struct kdapl_ep *ep)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	struct net *net;
+
+	if (READ_ONCE(ep->spare_id))
+		return;
+	net = kdapl_ia_net(ep->base.ia, &ss);
+	id = rdma_create_id(net ?: &init_net, kdapl_cm_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (net)
+		put_net(net);
+	if (IS_ERR(id))
+		return;
+	spin_lock_irq(&ep->lock);
+	if (!ep->spare_id) {
+		ep->spare_id = id;
+		id = NULL;
+	}
+	spin_unlock_irq(&ep->lock);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/* Free the EP's spare rdma_cm id (kdapl_ep_destroy). Process context. */
+void kdapl_ep_spare_free(struct kdapl_ep *ep)
+{
+	struct rdma_cm_id *id;
+
+	spin_lock_irq(&ep->lock);
+	id = ep->spare_id;
+	ep->spare_id = NULL;
+	spin_unlock_irq(&ep->lock);
+	if (id)
+		rdma_destroy_id(id);
 }
 
 /*
@@ -413,8 +475,11 @@ static void ep_do_abort(struct kdapl_ep *ep)
 	/*
 	 * Suppressed requests that succeeded have no completion to give
 	 * them back: once the flushes are seen (the drain), the rest did.
+	 * Receives held back from the QP (dto.c) are flushed after the
+	 * QP's own, so they need the drain too.
 	 */
-	if (ep->qp && READ_ONCE(ep->unsig_count)) {
+	if (ep->qp && (READ_ONCE(ep->unsig_count) ||
+		       READ_ONCE(ep->held_head) != U32_MAX)) {
 		ib_drain_qp(ep->qp);
 		kdapl_dto_reclaim_all(ep);
 	}
@@ -451,6 +516,7 @@ static void ep_do_drain(struct kdapl_ep *ep)
 				DAT_CONNECTION_EVENT_DISCONNECTED;
 	spin_unlock_irq(&ep->lock);
 	ep_outcome(ep, KDAPL_EP_EV_DISCONNECT_DONE, num, -1, NULL, 0);
+	kdapl_dto_flush_held(ep);	/* posted before the state moved */
 }
 
 /*
@@ -478,12 +544,20 @@ static bool ep_disc_ready(struct kdapl_ep *ep)
 	return ready;
 }
 
-/* The DISCONNECT action, once ep_disc_ready(): ask the provider. */
+/*
+ * The DISCONNECT action, once ep_disc_ready(): ask the provider. From
+ * here on a receive is held back from the QP (ep->disc_asked, dto.c):
+ * an iWARP QP in CLOSING takes no more work (its closing rules reset
+ * the connection), and nothing could arrive after our FIN to fill it.
+ */
 static void ep_do_disconnect(struct kdapl_ep *ep)
 {
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
 
 	lockdep_assert_held(&ep->cm_mutex);
+	spin_lock_irq(&ep->lock);
+	ep->disc_asked = true;
+	spin_unlock_irq(&ep->lock);
 	if (ep->cm_id)
 		rdma_disconnect(ep->cm_id);
 	else if (ep->iws && ep->qp)
@@ -519,6 +593,7 @@ static void ep_do_disc_timeout(struct kdapl_ep *ep)
 	}
 	ep_outcome(ep, KDAPL_EP_EV_TIMEOUT, DAT_CONNECTION_EVENT_BROKEN,
 		   KDAPL_EP_ACT_ABORT, NULL, 0);
+	kdapl_dto_flush_held(ep);	/* posted before the state moved */
 }
 
 /**
@@ -997,6 +1072,10 @@ static DAT_RETURN ep_connect(struct kdapl_ep *ep,
 	if (ret == DAT_SUCCESS && !ep->qp)
 		ret = DAT_ERROR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_UNCONFIGURED);
+	/* the provider's allocation, made ahead (kdapl_ep_spare_fill()) */
+	if (ret == DAT_SUCCESS && !ep->spare_id)
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
 	if (ret == DAT_SUCCESS) {
 		kdapl_ep_move(ep, KDAPL_EP_OP_CONNECT);
 		memset(&ep->remote, 0, sizeof(ep->remote));
@@ -1035,7 +1114,9 @@ static DAT_RETURN ep_connect(struct kdapl_ep *ep,
  *
  * Return: DAT_SUCCESS (the EP is ACTIVE_CONNECTION_PENDING),
  * DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER, DAT_INVALID_ADDRESS,
- * DAT_INVALID_STATE, DAT_MODEL_NOT_SUPPORTED.
+ * DAT_INVALID_STATE, DAT_MODEL_NOT_SUPPORTED, DAT_INSUFFICIENT_RESOURCES
+ * (the rdma_cm id, made ahead by dat_ep_create() or dat_ep_reset(),
+ * could not be allocated: dat_ep_reset() tries again).
  * Context: any context, upcalls included; never sleeps.
  */
 DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
@@ -1165,6 +1246,7 @@ DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 			ep->disc_peer_seen = false;
 			ep->disc_broken = false;
 			ep->disc_forcing = false;
+			ep->disc_asked = false;
 			kdapl_ep_arm_timer(ep, kdapl_disconnect_timeout_us());
 			act = KDAPL_EP_ACT_DISCONNECT;
 		} else {

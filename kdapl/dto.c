@@ -58,6 +58,8 @@ int kdapl_ep_wrs_alloc(struct kdapl_ep *ep)
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
 	ep->unsig_count = 0;
+	ep->held_head = U32_MAX;
+	ep->held_tail = U32_MAX;
 	spin_unlock_irq(&ep->lock);
 	return 0;
 }
@@ -77,6 +79,7 @@ void kdapl_ep_wrs_free(struct kdapl_ep *ep)
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
 	ep->unsig_count = 0;
+	WARN_ON_ONCE(ep->held_head != U32_MAX);	/* the drain flushed them */
 	spin_unlock_irq(&ep->lock);
 	kvfree(wrs);
 }
@@ -195,11 +198,105 @@ static void unsig_put_chain(struct kdapl_ep *ep, u32 first)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/*
+ * A DTO event with DAT_DTO_ERR_FLUSHED for a post that never reached
+ * the QP.
+ */
+static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
+			 DAT_DTO_COOKIE cookie, u16 op)
+{
+	DAT_EVENT ev = { .event_number = DAT_DTO_COMPLETION_EVENT };
+	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+
+	d->ep_handle = kdapl_obj_handle(&ep->base);
+	d->user_cookie = cookie;
+	d->status = DAT_DTO_ERR_FLUSHED;
+	d->operation = op;
+	trace_kdapl_dto_done(d->ep_handle, op, cookie.as_64, d->status, 0);
+	if (evd)
+		kdapl_evd_post(evd, &ev);
+}
+
+/*
+ * Receives held back from the QP (issue 15 item 3): once a graceful
+ * disconnect asked the provider (cm.c, ep_do_disconnect()), an iWARP QP
+ * is CLOSING, where a post is an error that resets the connection (the
+ * closing rules, seed 004), and nothing can arrive after our FIN to
+ * fill a receive anyway. DISCONNECT_PENDING allows receives (man
+ * dat_ep_post_recv), so they are taken, held on ep->held_head (linked
+ * through unsig_next, which receives do not use otherwise) and flushed
+ * after the QP's own receives (kdapl_dto_flush_held()): the receive EVD
+ * sees them in posting order. Also in DISCONNECTED while some are still
+ * held. Caller holds ep->lock.
+ */
+static bool recv_held(struct kdapl_ep *ep)
+{
+	return ep->wrs && ((ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
+			    ep->disc_asked) || ep->held_head != U32_MAX ||
+			   ep->held_flushing);
+}
+
+static void held_add(struct kdapl_ep *ep, struct kdapl_wr *wr)
+{
+	u32 idx = wr - ep->wrs;
+
+	lockdep_assert_held(&ep->lock);
+	wr->unsig_next = U32_MAX;
+	if (ep->held_tail == U32_MAX)
+		ep->held_head = idx;
+	else
+		ep->wrs[ep->held_tail].unsig_next = idx;
+	ep->held_tail = idx;
+}
+
+/**
+ * kdapl_dto_flush_held() - flush the receives held back from the QP
+ * @ep: the EP; its QP was drained, or the held ones come after all of
+ *	its receives anyway
+ *
+ * Context: process context (the EP's work, its free).
+ */
+void kdapl_dto_flush_held(struct kdapl_ep *ep)
+{
+	struct kdapl_wr *w;
+	u32 i, j;
+
+	spin_lock_irq(&ep->lock);
+	if (!ep->wrs || ep->held_flushing) {
+		spin_unlock_irq(&ep->lock);
+		return;
+	}
+	/* a receive posted meanwhile joins the list, not overtakes it */
+	ep->held_flushing = true;
+	for (;;) {
+		i = ep->held_head;
+		if (i == U32_MAX)
+			break;
+		w = &ep->wrs[i];
+		ep->held_head = w->unsig_next;
+		if (ep->held_head == U32_MAX)
+			ep->held_tail = U32_MAX;
+		spin_unlock_irq(&ep->lock);
+		for (j = 0; j < w->nlmr; j++)
+			kdapl_lmr_put(w->lmrs[j]);
+		w->nlmr = 0;
+		post_flushed(ep, ep->recv_evd, w->cookie, DAT_DTO_RECEIVE);
+		spin_lock_irq(&ep->lock);
+		ep->completed++;
+		ep->flushed++;
+		w->next = ep->free_wr;
+		ep->free_wr = i;
+	}
+	ep->held_flushing = false;
+	spin_unlock_irq(&ep->lock);
+}
+
 /**
  * kdapl_dto_reclaim_all() - after a drain, the unsignaled requests left
  * @ep: the EP; its QP was drained (every completion has been processed)
  *
- * Those still on the list had no completion: they succeeded.
+ * Those still on the list had no completion: they succeeded. The held
+ * receives are flushed, after the QP's.
  * Context: process context.
  */
 void kdapl_dto_reclaim_all(struct kdapl_ep *ep)
@@ -214,6 +311,7 @@ void kdapl_dto_reclaim_all(struct kdapl_ep *ep)
 	spin_unlock_irq(&ep->lock);
 	if (first != U32_MAX)
 		unsig_put_chain(ep, first);
+	kdapl_dto_flush_held(ep);
 }
 
 /**
@@ -378,24 +476,6 @@ static void wr_unget(struct kdapl_ep *ep, struct kdapl_wr *wr)
 	ep->free_wr = wr - ep->wrs;
 }
 
-/* A DTO event with DAT_DTO_ERR_FLUSHED for a post that never reached
- * the QP.
- */
-static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
-			 DAT_DTO_COOKIE cookie, u16 op)
-{
-	DAT_EVENT ev = { .event_number = DAT_DTO_COMPLETION_EVENT };
-	DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
-
-	d->ep_handle = kdapl_obj_handle(&ep->base);
-	d->user_cookie = cookie;
-	d->status = DAT_DTO_ERR_FLUSHED;
-	d->operation = op;
-	trace_kdapl_dto_done(d->ep_handle, op, cookie.as_64, d->status, 0);
-	if (evd)
-		kdapl_evd_post(evd, &ev);
-}
-
 /*
  * Whether a suppressed request can go unsignaled; if not it is posted
  * signaled and only its success event is dropped. Not a Read (it may
@@ -479,7 +559,8 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	ret = kdapl_ep_state_check(ep->state, op);
-	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED) {
+	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED &&
+	    !(op == KDAPL_EP_OP_POST_RECV && recv_held(ep))) {
 		/*
 		 * Flushed at once: the QP may still be on its way to ERROR
 		 * (an abrupt disconnect leaves that to the EP's work), and
@@ -510,6 +591,11 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	if (remote && wr->len > remote->segment_length) {
 		wr_unget(ep, wr);
 		ret = DAT_ERROR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		goto unlock;
+	}
+	if (op == KDAPL_EP_OP_POST_RECV && recv_held(ep)) {
+		held_add(ep, wr);
+		ep->posted++;
 		goto unlock;
 	}
 	wr->quiet = cflags & DAT_COMPLETION_UNSIGNALLED_FLAG;
@@ -545,7 +631,13 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	}
 	if (err) {
 		wr_unget(ep, wr);
-		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		/* an iWARP QP the peer's close moved to CLOSING: reset now */
+		if (err == -ENOTCONN)
+			ret = DAT_ERROR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EP_DISCONNECTED);
+		else
+			ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_TEP);
 		goto unlock;
 	}
 	ep->posted++;

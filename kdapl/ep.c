@@ -398,7 +398,8 @@ static void kdapl_ep_release(struct kdapl_hobj *h)
 {
 	struct kdapl_ep *ep = container_of(h, struct kdapl_ep, base.hobj);
 
-	WARN_ON_ONCE(ep->qp || ep->cm_id || ep->wrs || ep->iws);
+	WARN_ON_ONCE(ep->qp || ep->cm_id || ep->spare_id || ep->wrs ||
+		     ep->iws);
 	kdapl_obj_put(&ep->base.ia->base);
 	kfree_rcu(ep, base.hobj.rcu);	/* handle lookups run under RCU */
 }
@@ -609,6 +610,8 @@ DAT_RETURN kdapl_ep_new(struct kdapl_ia *ia, struct kdapl_pz *pz,
 	ep->base.ia = ia;
 	ep->provider_ep = provider_ep;
 	ep->free_wr = U32_MAX;
+	ep->held_head = U32_MAX;
+	ep->held_tail = U32_MAX;
 	ep->unsig_head = U32_MAX;
 	ep->unsig_tail = U32_MAX;
 	ep->pz = pz;
@@ -719,8 +722,10 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	mutex_lock(&ia->lock);
 	ret = kdapl_ep_new(ia, pz, recv, req, conn, ep_attributes, false, &ep);
 	mutex_unlock(&ia->lock);
-	if (ret == DAT_SUCCESS)
+	if (ret == DAT_SUCCESS) {
+		kdapl_ep_spare_fill(ep);	/* for dat_ep_connect() */
 		*ep_handle = kdapl_obj_handle(&ep->base);
+	}
 	kdapl_obj_put(&ia->base);
 	return ret;
 }
@@ -1086,6 +1091,7 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 	ep->disc_broken = false;
 	ep->disc_forcing = false;
 	ep->disc_wait = false;
+	ep->disc_asked = false;
 	WARN_ON_ONCE(ep->sig_out);	/* the drain gave every one back */
 	ep->attr.max_rdma_read_in = ep->rd_in_want;
 	ep->attr.max_rdma_read_out = ep->rd_out_want;
@@ -1093,6 +1099,8 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 out:
 	mutex_unlock(&ep->cm_mutex);
 	mutex_unlock(&ia->lock);
+	if (ret == DAT_SUCCESS)
+		kdapl_ep_spare_fill(ep);	/* the next connect's */
 	kdapl_obj_put(&ep->base);
 	return ret;
 }
@@ -1153,6 +1161,7 @@ DAT_RETURN kdapl_ep_destroy(struct kdapl_ep *ep)
 	/* Queued work finds no actions; wait for a running one. */
 	flush_work(&ep->work);
 	del_timer_sync(&ep->timer);
+	kdapl_ep_spare_free(ep);
 	kdapl_ia_child_gone(ia);
 	pz_unuse(ep->pz);
 	evd_unuse(ep->recv_evd);

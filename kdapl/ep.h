@@ -134,6 +134,12 @@ enum kdapl_ep_action {
  *	pointer: set and cleared under both this and @lock)
  * @qp: the QP, while the EP has a PZ and its device is present
  * @cm_id: the connection's rdma_cm id, or NULL
+ * @spare_id: an rdma_cm id made ahead, in process context (dat_ep_create,
+ *	dat_ep_reset), for the next active connect: dat_ep_connect, which
+ *	must not sleep, then knows the allocation the provider needs was
+ *	made, and answers DAT_INSUFFICIENT_RESOURCES when it was not (seed
+ *	003) instead of an asynchronous NON_PEER_REJECTED. Under @lock;
+ *	the CONNECT action takes it (cm.c), kdapl_ep_destroy() frees it
  * @pz: protection zone (a user reference), or NULL
  * @recv_evd, @request_evd, @connect_evd: the EVDs (user references)
  * @attr: the EP attributes; max_rdma_read_in/_out are @rd_in_want and
@@ -149,6 +155,11 @@ enum kdapl_ep_action {
  * @unsig_head, @unsig_tail: the unsignaled requests not yet known to be
  *	complete, oldest first (indices into @wrs, U32_MAX when empty)
  * @unsig_count: how many there are
+ * @held_head, @held_tail: receives held back from the QP once a graceful
+ *	disconnect asked the provider (@disc_asked; dto.c, recv_held()),
+ *	oldest first, linked through kdapl_wr.unsig_next
+ * @held_flushing: kdapl_dto_flush_held() is emptying that list: a
+ *	receive posted meanwhile is appended, not flushed ahead of it
  * @work: runs @actions in process context; queued holding a reference
  * @actions: KDAPL_EP_ACT_* bits pending for @work
  * @gen: connection generation, incremented by dat_ep_reset() (under
@@ -189,6 +200,10 @@ enum kdapl_ep_action {
  *	not completed yet; under @lock
  * @disc_wait: a graceful disconnect waits for @sig_out to reach 0 before
  *	it asks the provider (cm.c, ep_disc_ready()); under @lock
+ * @disc_asked: a graceful disconnect asked the provider (our FIN may be
+ *	out): a receive posted from now on is held back, never given to a
+ *	QP whose closing rules make that post an error, and flushed after
+ *	the QP's own (dto.c, recv_held()); under @lock
  * @iws: socket mode (iwsock.c): the socket takeover connection, or NULL;
  *	set and cleared under @cm_mutex and @lock, like @cm_id
  * @iws_event: socket mode: a connection event the ABORT action posts
@@ -204,6 +219,7 @@ struct kdapl_ep {
 	struct mutex cm_mutex;	/* see above */
 	struct ib_qp *qp;
 	struct rdma_cm_id *cm_id;
+	struct rdma_cm_id *spare_id;
 	struct kdapl_pz *pz;
 	struct kdapl_evd *recv_evd;
 	struct kdapl_evd *request_evd;
@@ -218,6 +234,9 @@ struct kdapl_ep {
 	u32 unsig_head;
 	u32 unsig_tail;
 	u32 unsig_count;
+	u32 held_head;
+	u32 held_tail;
+	bool held_flushing;
 	struct work_struct work;
 	unsigned long actions;
 	u32 gen;
@@ -246,6 +265,7 @@ struct kdapl_ep {
 	u64 flushed;
 	u32 sig_out;
 	bool disc_wait;
+	bool disc_asked;
 	struct kdapl_iws *iws;
 	DAT_EVENT_NUMBER iws_event;
 	DAT_NAMED_ATTR iw_attr[3];
@@ -361,6 +381,8 @@ struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss);
 DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa);
 unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
 DAT_TIMEOUT kdapl_disconnect_timeout_us(void);
+void kdapl_ep_spare_fill(struct kdapl_ep *ep);
+void kdapl_ep_spare_free(struct kdapl_ep *ep);
 
 /* sp.c */
 int kdapl_sp_cm_event(struct kdapl_sp *sp, struct rdma_cm_id *id,
@@ -398,5 +420,6 @@ void kdapl_cq_internal_wc(struct ib_wc *wc);
 int kdapl_ep_wrs_alloc(struct kdapl_ep *ep);
 void kdapl_ep_wrs_free(struct kdapl_ep *ep);
 void kdapl_dto_reclaim_all(struct kdapl_ep *ep);
+void kdapl_dto_flush_held(struct kdapl_ep *ep);
 
 #endif /* KDAPL_EP_H */

@@ -518,7 +518,10 @@ void kdapl_ssp_post_down(struct kdapl_sp *sp)
  *	request arrives, or DAT_HANDLE_NULL for a provider EP
  * @evd_handle: a CR EVD of the IA
  * @final_sm_msg: optional last streaming-mode message, sent once MPA
- *	Request reception is enabled
+ *	Request reception is enabled; all or, to the peer, nothing (seed
+ *	000: "atomically"): none of it queued in time is
+ *	DAT_INSUFFICIENT_RESOURCES with the socket intact, a part sent
+ *	resets the connection and gives SOCKET_DOWN
  * @final_sm_msg_len: its length, 0 for none
  * @ssp_handle: the new SSP
  *
@@ -625,7 +628,12 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 		err = iws->ops->listen(ia->prov->ibdev, socket_id,
 				       final_sm_msg, final_sm_msg_len,
 				       kdapl_iws_handler, iws, &iws->conn);
-	if (err == -ENOTCONN) {
+	/*
+	 * The socket is down, or the final message went only in part and
+	 * kiwarp reset the connection (seed 000: all or nothing): an SSP
+	 * in the non-operational state, SOCKET_DOWN.
+	 */
+	if (err == -ENOTCONN || err == -ECONNABORTED) {
 		iws->down = true;
 		down = true;
 		err = 0;
@@ -635,8 +643,9 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	mutex_unlock(&iws->mutex);
 	iws = NULL;
 	if (err) {
+		/* -EAGAIN: none of the final message went, socket intact */
 		kdapl_sp_destroy(sp);
-		ret = err == -ENOMEM ?
+		ret = err == -ENOMEM || err == -EAGAIN ?
 		      DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY) :
 		      check_ret(err);

@@ -37,6 +37,10 @@
 #include "kdapl_test.h"
 #include "test_net.h"
 
+/* kiwarp's send bound of the takeover, turned down by two cases */
+extern unsigned int kiwarp_sock_sndtimeo_ms;
+MODULE_IMPORT_NS(KIWARP_INTERNAL);
+
 #define ADDR_A	"203.0.113.1"
 #define ADDR_B	"203.0.113.2"
 #define WAIT_MS	10000
@@ -60,6 +64,7 @@ struct ictx {
 	struct net *net_b;
 	struct socket *sa, *sb;
 	__be16 port_a;		/* A's ephemeral port, for the socket lookup */
+	int rcvbuf_a;		/* A's SO_RCVBUF if set, before connecting */
 	u16 port;
 	u8 veth5_mac[ETH_ALEN];		/* to restore, if a case changed it */
 	bool veth5_mac_set;
@@ -168,6 +173,8 @@ static void tcp_pair(struct kunit *test)
 		sock_release(ls);
 		KUNIT_ASSERT_FAILURE(test, "socket A");
 	}
+	if (c->rcvbuf_a)
+		sock_set_rcvbuf(c->sa->sk, c->rcvbuf_a);
 	if (kernel_connect(c->sa, (struct sockaddr *)&sin, sizeof(sin), 0) ||
 	    kernel_accept(ls, &c->sb, 0)) {
 		sock_release(ls);
@@ -199,6 +206,55 @@ static int sk_recv(struct socket *s, void *buf, size_t len, int ms)
 	ret = kernel_recvmsg(s, &m, &v, 1, len, MSG_WAITALL);
 	s->sk->sk_rcvtimeo = old;
 	return ret;
+}
+
+/* Read what is there within @ms; returns bytes read or -errno. */
+static int sk_recv_some(struct socket *s, void *buf, size_t len, int ms)
+{
+	struct kvec v = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = {};
+	long old = s->sk->sk_rcvtimeo;
+	int ret;
+
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(ms);
+	ret = kernel_recvmsg(s, &m, &v, 1, len, 0);
+	s->sk->sk_rcvtimeo = old;
+	return ret;
+}
+
+/* SO_SNDBUF of a kernel socket (the kernel has no sock_set_sndbuf) */
+static void sk_set_sndbuf(struct socket *s, int val)
+{
+	lock_sock(s->sk);
+	s->sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(s->sk->sk_sndbuf, max_t(int, val * 2, SOCK_MIN_SNDBUF));
+	release_sock(s->sk);
+}
+
+/*
+ * Send @fill bytes from @s until nothing more goes for 200 ms (the
+ * peer does not read): returns how many went.
+ */
+static size_t sk_fill(struct socket *s, u8 fill)
+{
+	struct msghdr m = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	u8 buf[512];
+	struct kvec v = { .iov_base = buf, .iov_len = sizeof(buf) };
+	size_t total = 0;
+	int idle = 0, ret;
+
+	memset(buf, fill, sizeof(buf));
+	while (idle < 10) {
+		ret = kernel_sendmsg(s, &m, &v, 1, sizeof(buf));
+		if (ret > 0) {
+			total += ret;
+			idle = 0;
+			continue;
+		}
+		idle++;
+		msleep(20);
+	}
+	return total;
 }
 
 /* A streaming-mode message each way: the socket works as a socket. */
@@ -681,14 +737,15 @@ static void iwsock_connect_refused(struct kunit *test)
 /*
  * dat_iw_ssp_create's refusals (seed 000; issue 15, item 10): a final
  * message over the limit or missing, a UDP socket, a TCP connection
- * that does not go through the IA (lo). Each leaves the EP unreserved
- * and the socket untouched. (A TCP socket that is not connected is not
- * refused: the SSP reports SOCKET_DOWN, ssp_socket_down_at_create.)
+ * that does not go through the IA (lo), an EP or CR EVD of another IA.
+ * Each leaves the EP unreserved and the socket untouched. (A TCP socket
+ * that is not connected is not refused: the SSP reports SOCKET_DOWN,
+ * ssp_socket_down_at_create.)
  */
 static void ssp_create_refused(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
-	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b), epa = ep_make(test, &c->a);
 	struct socket *udp, *lo_a, *lo_b;
 	DAT_IW_SSP_HANDLE ssp;
 	static char big[64 * 1024 + 1];
@@ -717,9 +774,117 @@ static void ssp_create_refused(struct kunit *test)
 	sock_release(lo_a);
 	sock_release(lo_b);
 
+	/* an EP or a CR EVD of another IA (issue 15 item 10) */
+	EXPECT_RET(test, dat_iw_ssp_create(c->b.ia, c->sb, epa, c->b.cr, NULL,
+					   0, &ssp),
+		   E_HANDLE(DAT_INVALID_HANDLE_EP));
+	EXPECT_RET(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->a.cr, NULL,
+					   0, &ssp),
+		   E_HANDLE(DAT_INVALID_HANDLE_EVD_CR));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_UNCONNECTED);
+
 	/* The EP is not reserved and the real socket still streams */
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
 	stream_both_ways(test, c->sa, c->sb);
+}
+
+/*
+ * The final streaming message goes all or, to the peer, nothing (issue
+ * 15 item 8; seed 000: "submitted for transmission atomically"). Here
+ * nothing: B's way out is full (A reads nothing), so none of a 4 KiB
+ * final message can be queued within the send bound (300 ms here). The
+ * call fails with DAT_INSUFFICIENT_RESOURCES, the EP is not reserved,
+ * and A then reads exactly what B had queued before - no byte of the
+ * final message - and the socket still streams. Before, the failure was
+ * DAT_INVALID_STATE, as for a socket that is not B's.
+ */
+static void ssp_final_msg_no_room(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	unsigned int saved = kiwarp_sock_sndtimeo_ms;
+	enum { FLEN = 4096 };
+	DAT_IW_SSP_HANDLE ssp;
+	size_t queued, got = 0;
+	u8 *final, *buf;
+	DAT_RETURN r;
+	int ret;
+
+	final = kunit_kmalloc(test, FLEN, GFP_KERNEL);
+	buf = kunit_kmalloc(test, FLEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, final);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(final, 'F', FLEN);
+	c->rcvbuf_a = 4096;
+	tcp_pair(test);
+	sk_set_sndbuf(c->sb, 4096);
+	queued = sk_fill(c->sb, 'f');
+	KUNIT_ASSERT_GT(test, queued, 0UL);
+
+	WRITE_ONCE(kiwarp_sock_sndtimeo_ms, 300);
+	r = dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, final, FLEN,
+			      &ssp);
+	WRITE_ONCE(kiwarp_sock_sndtimeo_ms, saved);
+	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(r), DAT_INSUFFICIENT_RESOURCES);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
+
+	while ((ret = sk_recv_some(c->sa, buf, FLEN, 500)) > 0) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf, 'f', ret));
+		got += ret;
+	}
+	KUNIT_EXPECT_EQ(test, got, queued);
+	stream_both_ways(test, c->sa, c->sb);
+}
+
+/*
+ * All or nothing, here only a part could go: a 64 KiB final message
+ * into a connection whose buffers hold far less while A reads nothing.
+ * What went cannot be taken back, so the connection is reset (A reads
+ * part of the message, then ECONNRESET, never all of it nor a stream
+ * that goes on) and the SSP, created, reports SOCKET_DOWN and is
+ * non-operational (seed 000: "the SSP transitions into non-operational
+ * state"). Before, the call failed with DAT_INVALID_STATE and left the
+ * half-sent message in a live stream.
+ */
+static void ssp_final_msg_partial_resets(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	unsigned int saved = kiwarp_sock_sndtimeo_ms;
+	enum { FLEN = 64 * 1024 };
+	DAT_IW_SSP_PARAM sp = {};
+	DAT_IW_SSP_HANDLE ssp;
+	u8 *final, *buf;
+	size_t got = 0;
+	DAT_RETURN r;
+	int ret;
+
+	final = kunit_kmalloc(test, FLEN, GFP_KERNEL);
+	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, final);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(final, 'F', FLEN);
+	c->rcvbuf_a = 4096;
+	tcp_pair(test);
+	sk_set_sndbuf(c->sb, 4096);
+
+	WRITE_ONCE(kiwarp_sock_sndtimeo_ms, 300);
+	r = dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, final, FLEN,
+			      &ssp);
+	WRITE_ONCE(kiwarp_sock_sndtimeo_ms, saved);
+	ASSERT_OK(test, r);
+	expect_ev(test, c->b.cr, DAT_CONNECTION_EVENT_SOCKET_DOWN, NULL);
+	ASSERT_OK(test, dat_iw_ssp_query(ssp, DAT_IW_SSP_FIELD_SSP_STATE, &sp));
+	KUNIT_EXPECT_EQ(test, sp.ssp_state, DAT_IW_SSP_STATE_NON_OPERATIONAL);
+
+	while ((ret = sk_recv_some(c->sa, buf, 4096, 2000)) > 0) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf, 'F', ret));
+		got += ret;
+	}
+	KUNIT_EXPECT_EQ(test, ret, -ECONNRESET);
+	KUNIT_EXPECT_LT(test, got, (size_t)FLEN);
+	ASSERT_OK(test, dat_iw_ssp_free(ssp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
 }
 
 /* An EP transport attribute that contradicts the socket is refused. */
@@ -1033,6 +1198,37 @@ static void ssp_socket_down_at_create(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sp.ssp_state, DAT_IW_SSP_STATE_NON_OPERATIONAL);
 	KUNIT_EXPECT_NULL(test, sp.socket_id);
 	expect_quiet(test, c->b.cr, 200);
+	ASSERT_OK(test, dat_iw_ssp_free(ssp));
+	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
+}
+
+/*
+ * Not an MPA Request on the socket (issue 15 item 10): A sends a line of
+ * another protocol. The SSP reports SOCKET_DOWN and is non-operational;
+ * the socket is B's again with the bytes unread (kiwarp only peeked at
+ * them), and it streams on.
+ */
+static void ssp_socket_down_not_mpa(struct kunit *test)
+{
+	static const char line[] = "GET / HTTP/1.0\r\nHost: b\r\n\r\n";
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_IW_SSP_PARAM sp = {};
+	DAT_IW_SSP_HANDLE ssp;
+	char buf[sizeof(line)] = {};
+
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, NULL, 0,
+					  &ssp));
+	KUNIT_ASSERT_EQ(test, sk_send(c->sa, line, sizeof(line) - 1),
+			(int)sizeof(line) - 1);
+	expect_ev(test, c->b.cr, DAT_CONNECTION_EVENT_SOCKET_DOWN, NULL);
+	ASSERT_OK(test, dat_iw_ssp_query(ssp, DAT_IW_SSP_FIELD_SSP_STATE, &sp));
+	KUNIT_EXPECT_EQ(test, sp.ssp_state, DAT_IW_SSP_STATE_NON_OPERATIONAL);
+	KUNIT_EXPECT_EQ(test, sk_recv(c->sb, buf, sizeof(line) - 1, WAIT_MS),
+			(int)sizeof(line) - 1);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, line, sizeof(line) - 1), 0);
+	stream_both_ways(test, c->sa, c->sb);
 	ASSERT_OK(test, dat_iw_ssp_free(ssp));
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
 }
@@ -1553,6 +1749,9 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(iwsock_ia_query_extension),
 	KUNIT_CASE(iwsock_connect_refused),
 	KUNIT_CASE(ssp_create_refused),
+	KUNIT_CASE(ssp_final_msg_no_room),
+	KUNIT_CASE(ssp_final_msg_partial_resets),
+	KUNIT_CASE(ssp_socket_down_not_mpa),
 	KUNIT_CASE(iwsock_ep_attr_conflict),
 	KUNIT_CASE(socket_ours_ours_streaming),
 	KUNIT_CASE(socket_early_data),

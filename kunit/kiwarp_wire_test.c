@@ -1100,6 +1100,168 @@ static void wire_abort_sends_rst(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
 }
 
+/*
+ * The peer's FIN while we are in RTS (issue 15 item 3; seed 004, FIG.
+ * 14): the QP goes CLOSING, not ERROR. Writes are queued behind a window
+ * the peer keeps shut, the TX work is blocked in the middle of one. Then
+ * the peer's FIN: its receive is flushed at once (nothing can arrive
+ * after a FIN), the QP is CLOSING, a receive posted now is flushed at
+ * once and a Write posted now is taken, not refused, and the connection
+ * is not reset. Once the peer reads, the Write in progress is finished,
+ * our FIN follows (the peer reads the end of the stream, not a reset):
+ * nothing more of ours is sent after the peer's FIN (data after its FIN
+ * would be its error), so the Writes not yet sent - the new one among
+ * them - are flushed, every Write completes once, with success or a
+ * flush, and then the connection is down (ERROR, DISCONNECTED). Before,
+ * the FIN moved the QP to ERROR at once.
+ */
+static void wire_peer_fin_closing(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	u32 posted = 0, done = 0, idle = 0, flushed = 0, ok_after = 0;
+	struct ib_sge sge, rsge;
+	struct ib_rdma_wr wr = {
+		.wr = { .opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED, .sg_list = &sge,
+			.num_sge = 1 },
+		.remote_addr = 0x10000, .rkey = 0x777,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 77, .sg_list = &rsge,
+				  .num_sge = 1 };
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	struct msghdr msg = {};
+	unsigned long end;
+	struct ib_wc wc;
+	struct kvec iov;
+	u8 *sink;
+	int ret;
+
+	c->rcvbuf = 4096;
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19023, false, false, RW, 1), 0);
+	sink = kunit_kmalloc(test, REG_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sink);
+	sge.addr = c->mr->iova;
+	sge.length = REG_LEN;
+	sge.lkey = c->mr->lkey;
+	rsge = sge;
+	rsge.length = RECV_LEN;
+
+	/* fill the window: stop once nothing completes for a second */
+	while (idle < 20 && posted < 8192) {
+		while (posted - done < 7) {	/* a slot for the post below */
+			wr.wr.wr_id = 1000 + posted;
+			KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp,
+							   &wr.wr, &bad), 0);
+			posted++;
+		}
+		if (ib_poll_cq(c->cq, 1, &wc) == 1) {
+			KUNIT_ASSERT_GE(test, wc.wr_id, 1000ULL);
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+			done++;
+			idle = 0;
+		} else {
+			idle++;
+			msleep(50);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, idle, 20U);	/* Writes wait for room */
+
+	/* the peer's FIN: the receive comes back flushed, nothing else */
+	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(c->sock, SHUT_WR), 0);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_CLOSING);
+	/* work posted now: a receive flushed at once, a Write taken */
+	KUNIT_EXPECT_EQ(test, ib_post_recv(c->child->qp, &rwr, &rbad), 0);
+	KUNIT_ASSERT_EQ(test, wire_poll(c, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 77ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	wr.wr.wr_id = 1000 + posted;
+	KUNIT_EXPECT_EQ(test, ib_post_send(c->child->qp, &wr.wr, &bad), 0);
+	posted++;
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_CLOSING);
+
+	/* the peer reads: what was sent, then our FIN (not a reset) */
+	iov.iov_base = sink;
+	iov.iov_len = REG_LEN;
+	do {
+		ret = kernel_recvmsg(c->sock, &msg, &iov, 1, REG_LEN, 0);
+	} while (ret > 0);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+
+	end = jiffies + TMO;
+	while (done < posted && time_before(jiffies, end)) {
+		if (ib_poll_cq(c->cq, 1, &wc) != 1) {
+			usleep_range(500, 1000);
+			continue;
+		}
+		KUNIT_EXPECT_GE(test, wc.wr_id, 1000ULL);
+		if (wc.status == IB_WC_WR_FLUSH_ERR)
+			flushed++;
+		else if (wc.status == IB_WC_SUCCESS)
+			ok_after++;
+		else
+			KUNIT_FAIL(test, "Write %llu: status %d", wc.wr_id,
+				   wc.status);
+		done++;
+	}
+	KUNIT_EXPECT_EQ(test, done, posted);
+	KUNIT_EXPECT_GE(test, flushed, 1U);	/* the one posted after */
+	KUNIT_EXPECT_LE(test, ok_after, 1U);	/* the one in progress */
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.errors, 0U);
+}
+
+/*
+ * A send posted in a close our consumer started (issue 15 item 3; seed
+ * 004, FIG. 13 (4)): our graceful close sent its FIN, the peer has not
+ * closed; a Send posted now fails and resets the connection at once, not
+ * after the close bound (5 s): the peer, which had our FIN, is reset;
+ * the QP is in ERROR. Before, the Send was refused with the connection
+ * left waiting for the peer's FIN. (A receive is taken, and flushed with
+ * the others: Documentation/iw_provider.rst.)
+ */
+static void wire_send_in_closing_resets(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+	struct ib_sge sge = { .length = 8 };
+	struct ib_send_wr swr = { .wr_id = 6, .opcode = IB_WR_SEND,
+				  .send_flags = IB_SEND_SIGNALED,
+				  .sg_list = &sge, .num_sge = 1 };
+	const struct ib_send_wr *sbad;
+	struct msghdr msg = {};
+	unsigned long end;
+	struct kvec iov;
+	u8 b;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19025, false, false, RW, 0), 0);
+	sge.addr = c->mr->iova;
+	sge.lkey = c->mr->lkey;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(&c->qp->ibqp, &qa, IB_QP_STATE), 0);
+	/* our FIN: the end of the stream */
+	c->sock->sk->sk_rcvtimeo = TMO;
+	iov.iov_base = &b;
+	iov.iov_len = 1;
+	KUNIT_ASSERT_EQ(test, kernel_recvmsg(c->sock, &msg, &iov, 1, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_CLOSING);
+	KUNIT_EXPECT_EQ(test, ib_post_send(c->child->qp, &swr, &sbad),
+			-ENOTCONN);
+	/* well within the close bound (5 s): the post ended it */
+	end = jiffies + 3 * HZ;
+	while (READ_ONCE(c->sock->sk->sk_state) != TCP_CLOSE &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, (int)READ_ONCE(c->sock->sk->sk_state),
+			TCP_CLOSE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->sock->sk->sk_err), EPIPE);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+}
+
 static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_bad_stag),
 	KUNIT_CASE(wire_write_out_of_bounds),
@@ -1123,6 +1285,8 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_sqe_then_err_sends_terminate),
 	KUNIT_CASE(wire_closing_err_keeps_sent_data),
 	KUNIT_CASE(wire_data_after_fin_resets),
+	KUNIT_CASE(wire_peer_fin_closing),
+	KUNIT_CASE(wire_send_in_closing_resets),
 	{}
 };
 

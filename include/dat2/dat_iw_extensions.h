@@ -89,7 +89,12 @@ typedef enum dat_iw_ssp_param_mask {
  * @evd_handle: a CR EVD, gets DAT_CONNECTION_REQUEST_EVENT or
  *	DAT_CONNECTION_EVENT_SOCKET_DOWN
  * @final_sm_msg, @final_sm_msg_len: optional last streaming-mode message,
- *	sent after MPA Request reception is enabled
+ *	sent after MPA Request reception is enabled, all of it or, to the
+ *	peer, none: if none of it can be queued in time (kiwarp's
+ *	sock_sndtimeo_ms, the peer's window shut) the call fails with
+ *	DAT_INSUFFICIENT_RESOURCES and the socket is as it was; if only
+ *	part of it went, the connection is reset and the SSP reports
+ *	DAT_CONNECTION_EVENT_SOCKET_DOWN
  *
  * Return: DAT_SUCCESS, DAT_INVALID_HANDLE, DAT_INVALID_PARAMETER,
  * DAT_INVALID_STATE (EP not UNCONNECTED or not configured, socket not

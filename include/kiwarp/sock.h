@@ -167,8 +167,12 @@ struct kiwarp_sock_param {
  *	full, so that the peer cannot answer before kiwarp listens. Then
  *	reports REQUEST or SOCKET_DOWN (once). @sock only needs to have been
  *	connected (a socket closed or reset since gives SOCKET_DOWN, not
- *	-ENOTCONN). Return as @connect; -EIO if the final message could not
- *	be sent (socket given back).
+ *	-ENOTCONN). Return as @connect, and for @final_msg, all of which
+ *	goes or, to the peer, none (the socket is given back in each case):
+ *	-EAGAIN none of it could be queued within the module's
+ *	sock_sndtimeo_ms (the socket is as it was); -ENOTCONN the socket
+ *	failed first; -ECONNABORTED part of it went and the rest could not:
+ *	the connection was reset, so the peer never acts on half of it.
  * @accept: after REQUEST: send the MPA Reply (with @p's private data,
  *	RFC 6581 IRD/ORD when the request had them), bind @qp (IDLE) and
  *	report ESTABLISHED, or FAILED. Return: 0, -EINVAL (wrong state, QP

@@ -691,3 +691,29 @@ trace_connection_suite() {
 	ktap_check disconnect_sequence tr_disconnect
 	ktap_end
 }
+
+# --- kdapl_cpus_mask: a non-default cpus= (issue 15 item 10) -------------
+# kdapl reloaded with cpus=1: every EVD of kdapl_demo's connection (over
+# siwA) is bound to CPU 1 and processed there (evds: cpu, now); a list
+# that names no usable CPU is refused at load. Needs kdapl loaded and
+# nothing using it; leaves it loaded with the default mask.
+evds_on_cpu1() {
+	local evds=/sys/kernel/debug/kdapl/evds
+	insmod "$MODDIR/kdapl_demo.ko" || return 1
+	awk 'NR > 1 { n++; if ($9 != 1 || $10 != 1) bad++ }
+	     END { exit !(n >= 6 && !bad) }' "$evds" ||
+		{ cat "$evds"; busybox rmmod kdapl_demo; return 1; }
+	busybox rmmod kdapl_demo
+}
+kdapl_cpus_mask_suite() {
+	ktap_suite kdapl_cpus_mask 3
+	ktap_check reload_with_cpus_1 sh -c \
+		"rmmod kdapl && insmod '$MODDIR/kdapl.ko' cpus=1"
+	ktap_check demo_evds_on_cpu_1 evds_on_cpu1
+	ktap_check unusable_mask_refused sh -c "rmmod kdapl &&
+		! insmod '$MODDIR/kdapl.ko' cpus=4000 2>/dev/null &&
+		dmesg | tail -n 5 |
+			grep -q 'kdapl: cpus=4000 names no usable CPU' &&
+		insmod '$MODDIR/kdapl.ko'"
+	ktap_end
+}

@@ -160,7 +160,12 @@ kdapltest_fft_suite
 kdapltest_rxe_suite
 
 # --- every KUnit suite of kunit/SUITES -----------------------------------
+# GFP_KERNEL allocations may be failed (a task's fail-nth only: the
+# probability stays 0): kdapl_conn's conn_connect_no_resources fails
+# dat_ep_create's allocations in turn (stress.sh, stress_fault_knobs).
+stress_fault_knobs N || echo "kdapl-guest: failslab knobs not set"
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
+stress_fault_knobs Y
 
 # --- kdapl_rping + rping_userspace: socket extensions vs rping on siw ----
 kdapl_rping_suites
@@ -193,6 +198,9 @@ nvme_rdma_suite
 
 # --- kiwarp_unload_live: rmmod kiwarp under live connections -------------
 kiwarp_unload_live_suite
+
+# --- kdapl_cpus_mask: kdapl reloaded with cpus=1 (lib.sh) -----------------
+kdapl_cpus_mask_suite
 rmmod kdapl
 
 # A leak anywhere in the run shows up on the console for the host parser
