@@ -34,7 +34,7 @@
  *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= warm=
  *       vec_a= vec_b= signal= tag=  (the CQs' vectors, modulo the
  *                             device's; every Nth send signaled)
- *   stress test=soak|churn|spfree|faults|faults_sconn ia_a= ia_b= addr=
+ *   stress test=soak|reset|churn|spfree|faults|faults_sconn ia_a= ia_b= addr=
  *       port= size= conns= depth= ms= rounds= lossy= tag=  make stress's checked workloads, both
  *                             ends here (stress.c); fails on any
  *                             wrong byte, error or missing event

@@ -25,6 +25,15 @@
  *	rounds times: a PSP and its CR EVD, conns connects to it, and the
  *	PSP and the EVD freed while the requests arrive; every connect
  *	must end (rejected, refused, timed out) and nothing be left.
+ *   stress test=reset ia_a= ia_b= addr= port= conns= size= ms= tag=
+ *	conns connections, each streaming Sends of 1 to size bytes from A
+ *	to B, ST_RESET_WIN receives posted and as many Sends in flight (a
+ *	Send only for a receive already posted) until the connection ends: the
+ *	guest resets the TCP connections from outside (ss -K) within ms.
+ *	Every request and receive posted must complete exactly once, with
+ *	success (a receive's message checked: the n-th carries the n-th
+ *	Send) or flushed, both ends of every connection must end,
+ *	DISCONNECTED or BROKEN, and nothing may be left outstanding.
  *   stress test=faults|faults_sconn ia_a= ia_b= addr= port= rounds=
  *	depth= tag=
  *	one churn round (faults) or one socket takeover round of "dat
@@ -356,6 +365,36 @@ static int st_connect(struct st_side *a, struct st_side *b, struct st_psp *p,
 }
 
 /*
+ * A connection's two EPs and @len bytes of memory on each side, A's EP
+ * connected to @p and accepted with B's; st_pair_close() after, also on
+ * a failure (what was made is set).
+ */
+static int st_pair_open(struct st_side *a, struct st_side *b,
+			struct st_psp *p, const struct sockaddr_in *sin,
+			u16 port, u32 len, DAT_EP_HANDLE *ea, DAT_EP_HANDLE *eb,
+			struct bench_mem *ma, struct bench_mem *mb, u64 *stale)
+{
+	int err;
+
+	err = bench_mem_open(ma, a->ia, a->pz, len);
+	err = err ?: bench_mem_open(mb, b->ia, b->pz, len);
+	err = err ?: st_ep_make(a, ea);
+	err = err ?: st_ep_make(b, eb);
+	return err ?: st_connect(a, b, p, sin, port, *ea, *eb, stale);
+}
+
+static void st_pair_close(DAT_EP_HANDLE ea, DAT_EP_HANDLE eb,
+			  struct bench_mem *ma, struct bench_mem *mb)
+{
+	if (ea)
+		dat_ep_free(ea);
+	if (eb)
+		dat_ep_free(eb);
+	bench_mem_close(ma);
+	bench_mem_close(mb);
+}
+
+/*
  * The end of @ep's connection: DISCONNECTED, or BROKEN where @broken
  * allows it (counted there): a graceful disconnect on a lossy wire may
  * outlast kdapl's bound (disconnect_timeout_ms), which ends it BROKEN.
@@ -617,12 +656,8 @@ static int st_soak(const struct bench_cmd *cmd)
 	for (i = 0; i < s.n && !err; i++) {
 		struct st_conn *c = &s.conns[i];
 
-		err = bench_mem_open(&c->ma, a.ia, a.pz, 2 * s.size);
-		err = err ?: bench_mem_open(&c->mb, b.ia, b.pz, 2 * s.size);
-		err = err ?: st_ep_make(&a, &c->ea);
-		err = err ?: st_ep_make(&b, &c->eb);
-		err = err ?: st_connect(&a, &b, &p, &sin, cmd->port, c->ea,
-					c->eb, &stale);
+		err = st_pair_open(&a, &b, &p, &sin, cmd->port, 2 * s.size,
+				   &c->ea, &c->eb, &c->ma, &c->mb, &stale);
 		if (!err)
 			up++;
 		err = err ?: st_hello(&a, &b, c->ea, c->eb);
@@ -637,14 +672,9 @@ static int st_soak(const struct bench_cmd *cmd)
 		err = st_disconnect(&a, &b, s.conns[i].ea, s.conns[i].eb,
 				    i & 1, false, &stale,
 				    cmd->lossy ? &broken : NULL);
-	for (i = 0; i < s.n; i++) {
-		if (s.conns[i].ea)
-			dat_ep_free(s.conns[i].ea);
-		if (s.conns[i].eb)
-			dat_ep_free(s.conns[i].eb);
-		bench_mem_close(&s.conns[i].ma);
-		bench_mem_close(&s.conns[i].mb);
-	}
+	for (i = 0; i < s.n; i++)
+		st_pair_close(s.conns[i].ea, s.conns[i].eb, &s.conns[i].ma,
+			      &s.conns[i].mb);
 	err2 = st_psp_close(&p);
 	err = st_close(&a, &b, err ?: err2);
 	kfree(s.conns);
@@ -654,6 +684,285 @@ static int st_soak(const struct bench_cmd *cmd)
 	bench_emit(cmd->tag, "bytes", s.bytes * 1000);
 	bench_emit(cmd->tag, "stale_events", stale * 1000);
 	bench_emit(cmd->tag, "disconnect_broken", broken * 1000);
+	return err;
+}
+
+/* --- reset ------------------------------------------------------------- */
+
+#define ST_RESET_WIN	4	/* Sends and receives in flight per connection */
+
+struct st_rconn {
+	DAT_EP_HANDLE ea, eb;
+	struct bench_mem ma, mb;	/* ST_RESET_WIN slots of size each */
+	u32 sent;		/* Sends posted */
+	u32 recvd;		/* receives posted */
+	u32 got;		/* receive completions (success or flush) */
+	u32 out_s, out_r;	/* posted, not completed */
+	bool ended_a, ended_b;
+	bool dead;		/* a flush or a refused post: post no more */
+};
+
+struct st_reset {
+	struct st_rconn *conns;
+	u32 n;
+	u32 size;
+	u64 msgs, bytes, flushed, broken, disconnected, refused;
+};
+
+/* The length of Send @seq of connection @i: 1 to size, from the pattern */
+static u32 reset_len(struct st_reset *s, u32 i, u32 seq)
+{
+	return st_seed(i, seq, ST_SEND) % s->size + 1;
+}
+
+/* Cookies: the sequence number, the connection, the kind. */
+static DAT_DTO_COOKIE reset_cookie(u32 i, u32 seq, enum st_kind k)
+{
+	DAT_DTO_COOKIE ck = { .as_64 = ((u64)seq << 32) | (i << 8) | k };
+
+	return ck;
+}
+
+/* Post the next Send or receive of @c (its slot: seq % ST_RESET_WIN). */
+static void reset_post(struct st_reset *s, u32 i, bool send)
+{
+	struct st_rconn *c = &s->conns[i];
+	u32 seq = send ? c->sent : c->recvd;
+	u32 off = (seq % ST_RESET_WIN) * s->size;
+	DAT_LMR_TRIPLET t;
+	DAT_RETURN ret;
+
+	if (c->dead)
+		return;
+	if (send) {
+		u32 len = reset_len(s, i, seq);
+
+		st_fill(c->ma.buf + off, len, st_seed(i, seq, ST_SEND));
+		t = bench_trip(&c->ma, off, len);
+		ret = dat_ep_post_send(c->ea, 1, &t,
+				       reset_cookie(i, seq, ST_SEND),
+				       DAT_COMPLETION_DEFAULT_FLAG);
+	} else {
+		t = bench_trip(&c->mb, off, s->size);
+		ret = dat_ep_post_recv(c->eb, 1, &t,
+				       reset_cookie(i, seq, ST_RECV),
+				       DAT_COMPLETION_DEFAULT_FLAG);
+	}
+	if (ret != DAT_SUCCESS) {
+		/* the connection ended under us: DISCONNECTED flushes */
+		pr_info("stress: reset: conn %u: %s %u refused: %#x\n", i,
+			send ? "Send" : "receive", seq, ret);
+		c->dead = true;
+		s->refused++;
+		return;
+	}
+	if (send) {
+		c->sent++;
+		c->out_s++;
+	} else {
+		c->recvd++;
+		c->out_r++;
+	}
+}
+
+/*
+ * Keep @i's window full: ST_RESET_WIN receives posted, and a Send only
+ * for a receive already posted (the n-th Send needs the n-th receive,
+ * or the peer answers with a TERMINATE: no buffer).
+ */
+static void reset_pump(struct st_reset *s, u32 i)
+{
+	struct st_rconn *c = &s->conns[i];
+
+	while (!c->dead && c->out_r < ST_RESET_WIN)
+		reset_post(s, i, false);
+	while (!c->dead && c->out_s < ST_RESET_WIN && c->sent < c->recvd)
+		reset_post(s, i, true);
+}
+
+/* A DTO completion of either side; 0 or the check that failed. */
+static int reset_dto(struct st_reset *s, const DAT_EVENT *ev)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	u64 ck = d->user_cookie.as_64;
+	u32 i = (ck >> 8) & 0xffffff, seq = ck >> 32;
+	enum st_kind k = ck & 0xff;
+	struct st_rconn *c;
+	u32 len;
+
+	if (ev->event_number != DAT_DTO_COMPLETION_EVENT || i >= s->n ||
+	    (k != ST_SEND && k != ST_RECV)) {
+		pr_warn("stress: reset: event %#x cookie %#llx\n",
+			ev->event_number, ck);
+		return -EPROTO;
+	}
+	c = &s->conns[i];
+	if (d->status != DAT_DTO_SUCCESS &&
+	    d->status != DAT_DTO_ERR_FLUSHED) {
+		pr_warn("stress: reset: conn %u %s %u: status %d\n", i,
+			k == ST_SEND ? "Send" : "receive", seq, d->status);
+		return -EIO;
+	}
+	if (k == ST_SEND) {
+		if (!c->out_s--) {
+			pr_warn("stress: reset: conn %u Send %u completed twice\n",
+				i, seq);
+			return -EPROTO;
+		}
+	} else {
+		/* receives complete in order: the n-th holds Send n */
+		if (!c->out_r-- || seq != c->got) {
+			pr_warn("stress: reset: conn %u receive %u completed out of turn (%u)\n",
+				i, seq, c->got);
+			return -EPROTO;
+		}
+		c->got++;
+	}
+	if (d->status == DAT_DTO_ERR_FLUSHED) {
+		s->flushed++;
+		c->dead = true;
+		return 0;
+	}
+	if (k == ST_RECV) {
+		len = reset_len(s, i, seq);
+		if (d->transfered_length != len) {
+			pr_warn("stress: reset: conn %u receive %u: %u bytes, sent %u\n",
+				i, seq, (u32)d->transfered_length, len);
+			return -EBADMSG;
+		}
+		if (st_check(c->mb.buf + (seq % ST_RESET_WIN) * s->size, len,
+			     st_seed(i, seq, ST_SEND), "Send", i, seq))
+			return -EBADMSG;
+		s->msgs++;
+		s->bytes += len;
+	}
+	reset_pump(s, i);
+	return 0;
+}
+
+/* A connection event of either side: the end of one of its EPs. */
+static int reset_conn_ev(struct st_reset *s, const DAT_EVENT *ev, bool side_a)
+{
+	DAT_EP_HANDLE ep = ev->event_data.connect_event_data.ep_handle;
+	struct st_rconn *c;
+	u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		c = &s->conns[i];
+		if (ep != (side_a ? c->ea : c->eb))
+			continue;
+		if (ev->event_number == DAT_CONNECTION_EVENT_BROKEN)
+			s->broken++;
+		else if (ev->event_number == DAT_CONNECTION_EVENT_DISCONNECTED)
+			s->disconnected++;
+		else
+			break;
+		if (side_a ? c->ended_a : c->ended_b) {
+			pr_warn("stress: reset: conn %u ended twice\n", i);
+			return -EPROTO;
+		}
+		if (side_a)
+			c->ended_a = true;
+		else
+			c->ended_b = true;
+		return 0;
+	}
+	pr_warn("stress: reset: event %#x for no connection of ours\n",
+		ev->event_number);
+	return -EPROTO;
+}
+
+/* Every connection ended at both ends, nothing outstanding. */
+static bool reset_done(struct st_reset *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->n; i++) {
+		struct st_rconn *c = &s->conns[i];
+
+		if (!c->ended_a || !c->ended_b || c->out_s || c->out_r)
+			return false;
+	}
+	return true;
+}
+
+static int st_reset(const struct bench_cmd *cmd)
+{
+	struct st_side a = {}, b = {};
+	struct st_reset s = { .n = cmd->conns, .size = cmd->size };
+	struct st_psp p = {};
+	struct sockaddr_in sin;
+	unsigned long end;
+	u64 stale = 0;
+	DAT_EVENT ev;
+	u32 i, up = 0;
+	int err, err2;
+	bool any;
+
+	s.conns = kcalloc(s.n, sizeof(*s.conns), GFP_KERNEL);
+	if (!s.conns)
+		return -ENOMEM;
+	err = st_open(cmd, &a, &b, &sin);
+	err = err ?: st_psp_open(&p, &b, cmd->port);
+	for (i = 0; i < s.n && !err; i++) {
+		struct st_rconn *c = &s.conns[i];
+
+		err = st_pair_open(&a, &b, &p, &sin, cmd->port,
+				   ST_RESET_WIN * s.size, &c->ea, &c->eb,
+				   &c->ma, &c->mb, &stale);
+		if (!err)
+			up++;
+		/* the LMRs' registrations, for buffers across pages */
+		err = err ?: st_hello(&a, &b, c->ea, c->eb);
+	}
+	for (i = 0; i < up && !err; i++) {
+		reset_pump(&s, i);
+		if (s.conns[i].dead)
+			err = dat_fail("reset: the first posts", 0);
+	}
+	end = jiffies + msecs_to_jiffies(cmd->ms);
+	while (!err && !reset_done(&s)) {
+		if (time_after(jiffies, end)) {
+			pr_warn("stress: reset: not every connection ended within %u ms\n",
+				cmd->ms);
+			err = -ETIMEDOUT;
+			break;
+		}
+		any = false;
+		while (!err && dat_evd_dequeue(a.dto, &ev) == DAT_SUCCESS) {
+			err = reset_dto(&s, &ev);
+			any = true;
+		}
+		while (!err && dat_evd_dequeue(b.dto, &ev) == DAT_SUCCESS) {
+			err = reset_dto(&s, &ev);
+			any = true;
+		}
+		while (!err && dat_evd_dequeue(a.conn, &ev) == DAT_SUCCESS) {
+			err = reset_conn_ev(&s, &ev, true);
+			any = true;
+		}
+		while (!err && dat_evd_dequeue(b.conn, &ev) == DAT_SUCCESS) {
+			err = reset_conn_ev(&s, &ev, false);
+			any = true;
+		}
+		if (!any)
+			usleep_range(200, 500);
+		cond_resched();
+	}
+	for (i = 0; i < s.n; i++)
+		st_pair_close(s.conns[i].ea, s.conns[i].eb, &s.conns[i].ma,
+			      &s.conns[i].mb);
+	err2 = st_psp_close(&p);
+	err = st_close(&a, &b, err ?: err2);
+	kfree(s.conns);
+	bench_emit(cmd->tag, "conns", up * 1000ULL);
+	bench_emit(cmd->tag, "msgs", s.msgs * 1000);
+	bench_emit(cmd->tag, "bytes", s.bytes * 1000);
+	bench_emit(cmd->tag, "flushed", s.flushed * 1000);
+	bench_emit(cmd->tag, "ended_broken", s.broken * 1000);
+	bench_emit(cmd->tag, "ended_disconnected", s.disconnected * 1000);
+	bench_emit(cmd->tag, "posts_refused", s.refused * 1000);
 	return err;
 }
 
@@ -1030,10 +1339,11 @@ static int st_faults(const struct bench_cmd *cmd,
 
 /**
  * bench_stress_run() - the "stress" command
- * @c: test=soak|churn|spfree and its keys (see the top of this file)
+ * @c: test=soak|reset|churn|spfree|faults|faults_sconn and its keys
+ *	(see the top of this file)
  *
  * Context: process context, bench_mutex held; runs for as long as the
- * workload does (soak: @c->ms; churn, spfree: @c->rounds).
+ * workload does (soak, reset: @c->ms; churn, spfree: @c->rounds).
  * Return: 0 when every check held, else a negative errno (the kernel log
  * says which check failed).
  */
@@ -1046,6 +1356,8 @@ int bench_stress_run(const struct bench_cmd *c)
 		return -ERANGE;
 	if (!strcmp(c->test, "soak"))
 		return st_soak(c);
+	if (!strcmp(c->test, "reset"))
+		return st_reset(c);
 	if (!strcmp(c->test, "churn"))
 		return st_churn(c);
 	if (!strcmp(c->test, "spfree"))

@@ -38,7 +38,7 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_close_timeout_ms, KIWARP_INTERNAL);
 
 unsigned int kiwarp_sock_sndtimeo_ms = 5000;
 module_param_named(sock_sndtimeo_ms, kiwarp_sock_sndtimeo_ms, uint, 0644);
-MODULE_PARM_DESC(sock_sndtimeo_ms, "socket takeover: how long an MPA frame or an SSP's final streaming message may take to send (ms, default 5000, 0 for no bound)");
+MODULE_PARM_DESC(sock_sndtimeo_ms, "socket takeover: how long an MPA frame or an SSP's final streaming message may take to send (ms, default 5000, at least 1: the sends happen under the takeover's lock)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_sock_sndtimeo_ms, KIWARP_INTERNAL);
 
 /* Connection, TX and RX works; destroyed after the devices */

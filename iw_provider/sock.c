@@ -267,9 +267,8 @@ static int kiwarp_sock_send(struct socket *sock, const void *buf, size_t len)
 	int ret;
 
 	/* how long one of our MPA frames (or the final message) may take */
-	ms = READ_ONCE(kiwarp_sock_sndtimeo_ms);
-	sock->sk->sk_sndtimeo = ms ? msecs_to_jiffies(ms) :
-				     MAX_SCHEDULE_TIMEOUT;
+	ms = max(READ_ONCE(kiwarp_sock_sndtimeo_ms), 1U);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(ms);
 	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
 	sock->sk->sk_sndtimeo = saved;
 	if (ret < 0)

@@ -35,6 +35,25 @@
 #include "registry.h"
 #include "kdapl_trace.h"
 
+static atomic_t kdapl_test_fail_spare = ATOMIC_INIT(0);
+
+/**
+ * kdapl_test_fail_spares() - fail the next makes of an EP's rdma_cm id
+ * @n: how many of kdapl_ep_spare_fill()'s next allocations fail, as an
+ *	allocation failure would
+ *
+ * For the self-tests (kdapl_conn's conn_connect_no_resources), which
+ * cannot aim current->fail_nth at it reliably: debugobjects and KASAN
+ * allocate from the same task at varying times.
+ *
+ * Return: how many of the previous request were left unused.
+ */
+unsigned int kdapl_test_fail_spares(unsigned int n)
+{
+	return atomic_xchg(&kdapl_test_fail_spare, n);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_test_fail_spares, KDAPL_INTERNAL);
+
 static unsigned int disconnect_timeout_ms = 2000;
 module_param(disconnect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(disconnect_timeout_ms,
@@ -291,9 +310,10 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
  * In the namespace of the IA's device (init_net while it has no
  * address: the connect then ends UNREACHABLE before using it). A failed
  * allocation leaves none: dat_ep_connect() answers
- * DAT_INSUFFICIENT_RESOURCES until a dat_ep_reset() makes one.
- * Context: process context, no kdapl lock held (takes the provider's
- * and the IA's).
+ * DAT_INSUFFICIENT_RESOURCES until a dat_ep_reset() makes one. None is
+ * kept once kdapl_ep_destroy() freed the spare (ep->destroyed).
+ * Context: process context, no kdapl lock held (takes the provider's);
+ * the caller holds a reference on @ep.
  */
 void kdapl_ep_spare_fill(struct kdapl_ep *ep)
 {
@@ -301,8 +321,10 @@ void kdapl_ep_spare_fill(struct kdapl_ep *ep)
 	struct rdma_cm_id *id;
 	struct net *net;
 
-	if (READ_ONCE(ep->spare_id))
+	if (READ_ONCE(ep->spare_id) || READ_ONCE(ep->destroyed))
 		return;
+	if (atomic_add_unless(&kdapl_test_fail_spare, -1, 0))
+		return;		/* a test's allocation failure */
 	net = kdapl_ia_net(ep->base.ia, &ss);
 	id = rdma_create_id(net ?: &init_net, kdapl_cm_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
@@ -311,7 +333,7 @@ void kdapl_ep_spare_fill(struct kdapl_ep *ep)
 	if (IS_ERR(id))
 		return;
 	spin_lock_irq(&ep->lock);
-	if (!ep->spare_id) {
+	if (!ep->spare_id && !ep->destroyed) {
 		ep->spare_id = id;
 		id = NULL;
 	}
@@ -320,12 +342,16 @@ void kdapl_ep_spare_fill(struct kdapl_ep *ep)
 		rdma_destroy_id(id);
 }
 
-/* Free the EP's spare rdma_cm id (kdapl_ep_destroy). Process context. */
+/*
+ * Free the EP's spare rdma_cm id; none is made after it
+ * (kdapl_ep_destroy). Process context.
+ */
 void kdapl_ep_spare_free(struct kdapl_ep *ep)
 {
 	struct rdma_cm_id *id;
 
 	spin_lock_irq(&ep->lock);
+	ep->destroyed = true;
 	id = ep->spare_id;
 	ep->spare_id = NULL;
 	spin_unlock_irq(&ep->lock);
@@ -473,13 +499,11 @@ static void ep_do_abort(struct kdapl_ep *ep)
 	if (ep->qp)
 		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
 	/*
-	 * Suppressed requests that succeeded have no completion to give
-	 * them back: once the flushes are seen (the drain), the rest did.
-	 * Receives held back from the QP (dto.c) are flushed after the
-	 * QP's own, so they need the drain too.
+	 * Drained: suppressed requests that succeeded have no completion
+	 * to give them back (once the flushes are seen, the rest did), and
+	 * DTOs held back from the QP (dto.c) are flushed after its own.
 	 */
-	if (ep->qp && (READ_ONCE(ep->unsig_count) ||
-		       READ_ONCE(ep->held_head) != U32_MAX)) {
+	if (ep->qp) {
 		ib_drain_qp(ep->qp);
 		kdapl_dto_reclaim_all(ep);
 	}

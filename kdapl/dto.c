@@ -218,22 +218,32 @@ static void post_flushed(struct kdapl_ep *ep, struct kdapl_evd *evd,
 }
 
 /*
- * Receives held back from the QP (issue 15 item 3): once a graceful
- * disconnect asked the provider (cm.c, ep_do_disconnect()), an iWARP QP
- * is CLOSING, where a post is an error that resets the connection (the
- * closing rules, seed 004), and nothing can arrive after our FIN to
- * fill a receive anyway. DISCONNECT_PENDING allows receives (man
- * dat_ep_post_recv), so they are taken, held on ep->held_head (linked
- * through unsig_next, which receives do not use otherwise) and flushed
- * after the QP's own receives (kdapl_dto_flush_held()): the receive EVD
- * sees them in posting order. Also in DISCONNECTED while some are still
- * held. Caller holds ep->lock.
+ * DTOs held back from the QP, flushed after the QP's own
+ * (kdapl_dto_flush_held()), so that each EVD sees its flushes in posting
+ * order:
+ * - receives once a graceful disconnect asked the provider (cm.c,
+ *   ep_do_disconnect()): an iWARP QP is CLOSING then, where siw refuses
+ *   a post and the closing rules of seed 004 call it an error, and
+ *   nothing can arrive after our FIN to fill one; DISCONNECT_PENDING
+ *   allows receives (man dat_ep_post_recv), so they are taken (issue 15
+ *   item 3);
+ * - any DTO posted in DISCONNECTED before the QP was drained (the abort
+ *   or the device's removal is still moving it to ERROR): flushed at
+ *   once it would overtake the flushes of those posted before;
+ * - and while some are held or being flushed.
+ * They wait on ep->held_head, linked through unsig_next (unused by a
+ * DTO that never reached the QP). Caller holds ep->lock.
  */
-static bool recv_held(struct kdapl_ep *ep)
+static bool dto_held(struct kdapl_ep *ep, enum kdapl_ep_op op)
 {
-	return ep->wrs && ((ep->state == DAT_EP_STATE_DISCONNECT_PENDING &&
-			    ep->disc_asked) || ep->held_head != U32_MAX ||
-			   ep->held_flushing);
+	if (!ep->wrs)
+		return false;
+	if (ep->held_head != U32_MAX || ep->held_flushing)
+		return true;
+	if (ep->state == DAT_EP_STATE_DISCONNECTED)
+		return !ep->drained;
+	return op == KDAPL_EP_OP_POST_RECV &&
+	       ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->disc_asked;
 }
 
 static void held_add(struct kdapl_ep *ep, struct kdapl_wr *wr)
@@ -250,11 +260,12 @@ static void held_add(struct kdapl_ep *ep, struct kdapl_wr *wr)
 }
 
 /**
- * kdapl_dto_flush_held() - flush the receives held back from the QP
- * @ep: the EP; its QP was drained, or the held ones come after all of
- *	its receives anyway
+ * kdapl_dto_flush_held() - flush the DTOs held back from the QP
+ * @ep: the EP; its QP was drained (ib_drain_qp()): every completion of
+ *	it is on its EVD, so these come after them
  *
- * Context: process context (the EP's work, its free).
+ * From then on a DTO posted in DISCONNECTED is flushed at once
+ * (ep->drained). Context: process context (the EP's work, its free).
  */
 void kdapl_dto_flush_held(struct kdapl_ep *ep)
 {
@@ -280,7 +291,8 @@ void kdapl_dto_flush_held(struct kdapl_ep *ep)
 		for (j = 0; j < w->nlmr; j++)
 			kdapl_lmr_put(w->lmrs[j]);
 		w->nlmr = 0;
-		post_flushed(ep, ep->recv_evd, w->cookie, DAT_DTO_RECEIVE);
+		post_flushed(ep, w->op == DAT_DTO_RECEIVE ? ep->recv_evd :
+			     ep->request_evd, w->cookie, w->op);
 		spin_lock_irq(&ep->lock);
 		ep->completed++;
 		ep->flushed++;
@@ -288,6 +300,7 @@ void kdapl_dto_flush_held(struct kdapl_ep *ep)
 		ep->free_wr = i;
 	}
 	ep->held_flushing = false;
+	ep->drained = true;
 	spin_unlock_irq(&ep->lock);
 }
 
@@ -559,13 +572,17 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	ret = kdapl_ep_state_check(ep->state, op);
-	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED &&
-	    !(op == KDAPL_EP_OP_POST_RECV && recv_held(ep))) {
-		/*
-		 * Flushed at once: the QP may still be on its way to ERROR
-		 * (an abrupt disconnect leaves that to the EP's work), and
-		 * nothing posted now may reach the wire.
-		 */
+	if (ret == DAT_SUCCESS && dto_held(ep, op)) {
+		/* nothing posted now may reach the wire: flushed later */
+		wr = wr_get(ep, nseg, iov, sge, cookie, dop, &ret);
+		if (wr) {
+			held_add(ep, wr);
+			ep->posted++;
+		}
+		goto unlock;
+	}
+	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED) {
+		/* the QP's flushes are all on the EVDs: this one's now */
 		ep->posted++;
 		ep->flushed++;
 		spin_unlock_irqrestore(&ep->lock, flags);
@@ -591,11 +608,6 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	if (remote && wr->len > remote->segment_length) {
 		wr_unget(ep, wr);
 		ret = DAT_ERROR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-		goto unlock;
-	}
-	if (op == KDAPL_EP_OP_POST_RECV && recv_held(ep)) {
-		held_add(ep, wr);
-		ep->posted++;
 		goto unlock;
 	}
 	wr->quiet = cflags & DAT_COMPLETION_UNSIGNALLED_FLAG;

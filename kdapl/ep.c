@@ -301,6 +301,7 @@ static DAT_RETURN kdapl_ep_qp_create(struct kdapl_ep *ep)
 	}
 	spin_lock_irq(&ep->lock);
 	ep->qp = qp;
+	ep->drained = false;	/* its flushes are to come */
 	spin_unlock_irq(&ep->lock);
 	return DAT_SUCCESS;
 }
@@ -721,10 +722,15 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 
 	mutex_lock(&ia->lock);
 	ret = kdapl_ep_new(ia, pz, recv, req, conn, ep_attributes, false, &ep);
+	if (ret == DAT_SUCCESS) {
+		/* ours: an abrupt dat_ia_close may destroy it meanwhile */
+		kdapl_hobj_ref(&ep->base.hobj);
+		*ep_handle = kdapl_obj_handle(&ep->base);
+	}
 	mutex_unlock(&ia->lock);
 	if (ret == DAT_SUCCESS) {
 		kdapl_ep_spare_fill(ep);	/* for dat_ep_connect() */
-		*ep_handle = kdapl_obj_handle(&ep->base);
+		kdapl_obj_put(&ep->base);
 	}
 	kdapl_obj_put(&ia->base);
 	return ret;
@@ -1099,8 +1105,7 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 out:
 	mutex_unlock(&ep->cm_mutex);
 	mutex_unlock(&ia->lock);
-	if (ret == DAT_SUCCESS)
-		kdapl_ep_spare_fill(ep);	/* the next connect's */
+	kdapl_ep_spare_fill(ep);	/* the next connect's, if none */
 	kdapl_obj_put(&ep->base);
 	return ret;
 }
@@ -1161,7 +1166,7 @@ DAT_RETURN kdapl_ep_destroy(struct kdapl_ep *ep)
 	/* Queued work finds no actions; wait for a running one. */
 	flush_work(&ep->work);
 	del_timer_sync(&ep->timer);
-	kdapl_ep_spare_free(ep);
+	kdapl_ep_spare_free(ep);	/* none is made after it */
 	kdapl_ia_child_gone(ia);
 	pz_unuse(ep->pz);
 	evd_unuse(ep->recv_evd);

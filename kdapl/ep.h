@@ -140,6 +140,8 @@ enum kdapl_ep_action {
  *	made, and answers DAT_INSUFFICIENT_RESOURCES when it was not (seed
  *	003) instead of an asynchronous NON_PEER_REJECTED. Under @lock;
  *	the CONNECT action takes it (cm.c), kdapl_ep_destroy() frees it
+ * @destroyed: kdapl_ep_destroy() freed @spare_id: none is made again;
+ *	under @lock
  * @pz: protection zone (a user reference), or NULL
  * @recv_evd, @request_evd, @connect_evd: the EVDs (user references)
  * @attr: the EP attributes; max_rdma_read_in/_out are @rd_in_want and
@@ -155,11 +157,14 @@ enum kdapl_ep_action {
  * @unsig_head, @unsig_tail: the unsignaled requests not yet known to be
  *	complete, oldest first (indices into @wrs, U32_MAX when empty)
  * @unsig_count: how many there are
- * @held_head, @held_tail: receives held back from the QP once a graceful
- *	disconnect asked the provider (@disc_asked; dto.c, recv_held()),
- *	oldest first, linked through kdapl_wr.unsig_next
- * @held_flushing: kdapl_dto_flush_held() is emptying that list: a
- *	receive posted meanwhile is appended, not flushed ahead of it
+ * @held_head, @held_tail: DTOs held back from the QP, flushed after its
+ *	own (dto.c, dto_held()): receives once a graceful disconnect asked
+ *	the provider (@disc_asked), any DTO posted in DISCONNECTED before
+ *	@drained; oldest first, linked through kdapl_wr.unsig_next
+ * @held_flushing: kdapl_dto_flush_held() is emptying that list: a DTO
+ *	posted meanwhile is appended, not flushed ahead of it
+ * @drained: the QP was drained since it was made: its flushes are all on
+ *	the EVDs, so a DTO posted in DISCONNECTED is flushed at once
  * @work: runs @actions in process context; queued holding a reference
  * @actions: KDAPL_EP_ACT_* bits pending for @work
  * @gen: connection generation, incremented by dat_ep_reset() (under
@@ -203,7 +208,7 @@ enum kdapl_ep_action {
  * @disc_asked: a graceful disconnect asked the provider (our FIN may be
  *	out): a receive posted from now on is held back, never given to a
  *	QP whose closing rules make that post an error, and flushed after
- *	the QP's own (dto.c, recv_held()); under @lock
+ *	the QP's own (dto.c, dto_held()); under @lock
  * @iws: socket mode (iwsock.c): the socket takeover connection, or NULL;
  *	set and cleared under @cm_mutex and @lock, like @cm_id
  * @iws_event: socket mode: a connection event the ABORT action posts
@@ -220,6 +225,7 @@ struct kdapl_ep {
 	struct ib_qp *qp;
 	struct rdma_cm_id *cm_id;
 	struct rdma_cm_id *spare_id;
+	bool destroyed;
 	struct kdapl_pz *pz;
 	struct kdapl_evd *recv_evd;
 	struct kdapl_evd *request_evd;
@@ -237,6 +243,7 @@ struct kdapl_ep {
 	u32 held_head;
 	u32 held_tail;
 	bool held_flushing;
+	bool drained;
 	struct work_struct work;
 	unsigned long actions;
 	u32 gen;
@@ -380,6 +387,7 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 struct net *kdapl_ia_net(struct kdapl_ia *ia, struct sockaddr_storage *ss);
 DAT_RETURN kdapl_sockaddr_check(const struct sockaddr *sa);
 unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
+unsigned int kdapl_test_fail_spares(unsigned int n);
 DAT_TIMEOUT kdapl_disconnect_timeout_us(void);
 void kdapl_ep_spare_fill(struct kdapl_ep *ep);
 void kdapl_ep_spare_free(struct kdapl_ep *ep);

@@ -155,8 +155,9 @@ static const struct kdapl_ep_cell ep_table[KDAPL_EP_OP_COUNT][KDAPL_EP_STATE_COU
 
 	/*
 	 * Send, RDMA Read, RDMA Write and RMR Bind: CONNECTED, and
-	 * DISCONNECTED where the request is flushed at once to the request
-	 * EVD (man dat_ep_post_send). That is also what a kernel RDMA user
+	 * DISCONNECTED where the request is flushed to the request EVD
+	 * (man dat_ep_post_send), after the flushes of those posted before
+	 * (dto.c, dto_held()). That is also what a kernel RDMA user
 	 * expects: posting to an ERROR QP completes with a flush, which is
 	 * how ib_drain_qp() and the "marker" of dat_ep_reset(3DAT) work. Not
 	 * in DISCONNECT_PENDING (man dat_ep_disconnect), nor while the
@@ -171,8 +172,8 @@ static const struct kdapl_ep_cell ep_table[KDAPL_EP_OP_COUNT][KDAPL_EP_STATE_COU
 	/*
 	 * Receives: "valid for all states of the Endpoint" (man), posted
 	 * before connecting (seed 001, issue: allowed while UNCONNECTED) so
-	 * that nothing arriving with the connection is lost; flushed at once
-	 * in DISCONNECTED. Not in the UNCONFIGURED_* states: without a PZ
+	 * that nothing arriving with the connection is lost; flushed in
+	 * DISCONNECTED, after those posted before. Not in the UNCONFIGURED_* states: without a PZ
 	 * there is no QP to post to (seed 001: "a PZ is required before RECV
 	 * requests can be posted").
 	 */

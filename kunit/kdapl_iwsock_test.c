@@ -194,8 +194,9 @@ static int sk_send(struct socket *s, const void *buf, size_t len)
 	return kernel_sendmsg(s, &m, &v, 1, len);
 }
 
-/* Read exactly @len bytes within @ms; returns bytes read or -errno. */
-static int sk_recv(struct socket *s, void *buf, size_t len, int ms)
+/* Read within @ms (recvmsg @flags); returns bytes read or -errno. */
+static int sk_recv_flags(struct socket *s, void *buf, size_t len, int ms,
+			 int flags)
 {
 	struct kvec v = { .iov_base = buf, .iov_len = len };
 	struct msghdr m = {};
@@ -203,23 +204,15 @@ static int sk_recv(struct socket *s, void *buf, size_t len, int ms)
 	int ret;
 
 	s->sk->sk_rcvtimeo = msecs_to_jiffies(ms);
-	ret = kernel_recvmsg(s, &m, &v, 1, len, MSG_WAITALL);
+	ret = kernel_recvmsg(s, &m, &v, 1, len, flags);
 	s->sk->sk_rcvtimeo = old;
 	return ret;
 }
 
-/* Read what is there within @ms; returns bytes read or -errno. */
-static int sk_recv_some(struct socket *s, void *buf, size_t len, int ms)
+/* Read exactly @len bytes within @ms; returns bytes read or -errno. */
+static int sk_recv(struct socket *s, void *buf, size_t len, int ms)
 {
-	struct kvec v = { .iov_base = buf, .iov_len = len };
-	struct msghdr m = {};
-	long old = s->sk->sk_rcvtimeo;
-	int ret;
-
-	s->sk->sk_rcvtimeo = msecs_to_jiffies(ms);
-	ret = kernel_recvmsg(s, &m, &v, 1, len, 0);
-	s->sk->sk_rcvtimeo = old;
-	return ret;
+	return sk_recv_flags(s, buf, len, ms, MSG_WAITALL);
 }
 
 /* SO_SNDBUF of a kernel socket (the kernel has no sock_set_sndbuf) */
@@ -828,7 +821,7 @@ static void ssp_final_msg_no_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(r), DAT_INSUFFICIENT_RESOURCES);
 	KUNIT_EXPECT_EQ(test, ep_state(test, epb), DAT_EP_STATE_UNCONNECTED);
 
-	while ((ret = sk_recv_some(c->sa, buf, FLEN, 500)) > 0) {
+	while ((ret = sk_recv_flags(c->sa, buf, FLEN, 500, 0)) > 0) {
 		KUNIT_EXPECT_NULL(test, memchr_inv(buf, 'f', ret));
 		got += ret;
 	}
@@ -877,7 +870,7 @@ static void ssp_final_msg_partial_resets(struct kunit *test)
 	ASSERT_OK(test, dat_iw_ssp_query(ssp, DAT_IW_SSP_FIELD_SSP_STATE, &sp));
 	KUNIT_EXPECT_EQ(test, sp.ssp_state, DAT_IW_SSP_STATE_NON_OPERATIONAL);
 
-	while ((ret = sk_recv_some(c->sa, buf, 4096, 2000)) > 0) {
+	while ((ret = sk_recv_flags(c->sa, buf, 4096, 2000, 0)) > 0) {
 		KUNIT_EXPECT_NULL(test, memchr_inv(buf, 'F', ret));
 		got += ret;
 	}

@@ -27,6 +27,14 @@
 				      "%s = %#x", #expr, __got);	\
 	} while (0)
 
+/*
+ * kdapl's internal knobs the tests turn (kdapl/cm.c, KDAPL_INTERNAL):
+ * the graceful disconnect's bound, and failures of the allocation
+ * dat_ep_connect() relies on.
+ */
+unsigned int kdapl_set_disconnect_timeout(unsigned int ms);
+unsigned int kdapl_test_fail_spares(unsigned int n);
+
 #define E_HANDLE(sub)	DAT_ERROR(DAT_INVALID_HANDLE, sub)
 #define E_PARAM(n)	DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG##n)
 #define E_STATE(sub)	DAT_ERROR(DAT_INVALID_STATE, sub)

@@ -713,6 +713,42 @@ static void wire_flush_order(struct kunit *test)
 }
 
 /*
+ * Post RDMA Writes (@wr, wr_ids from @id0), at most @inflight in flight,
+ * until none completes for a second: the raw peer reads nothing, so its
+ * window closes and the TX work stays in sendmsg. Return: whether that
+ * happened within 8192 Writes. @posted and @done count them.
+ */
+static bool wire_fill_window(struct wire_ctx *c, struct ib_rdma_wr *wr,
+			     u64 id0, u32 inflight, u32 *posted, u32 *done)
+{
+	struct kunit *test = c->test;
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	u32 idle = 0;
+
+	while (idle < 20 && *posted < 8192) {
+		while (*posted - *done < inflight) {
+			wr->wr.wr_id = id0 + *posted;
+			if (ib_post_send(c->child->qp, &wr->wr, &bad)) {
+				KUNIT_FAIL(test, "ib_post_send failed");
+				return false;
+			}
+			(*posted)++;
+		}
+		if (ib_poll_cq(c->cq, 1, &wc) == 1) {
+			KUNIT_EXPECT_GE(test, wc.wr_id, id0);
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+			(*done)++;
+			idle = 0;
+		} else {
+			idle++;
+			msleep(50);
+		}
+	}
+	return idle == 20;
+}
+
+/*
  * A peer that stops reading cannot hang the teardown (issue 19, 2): we
  * RDMA Write until TCP's window is shut and the TX work waits in
  * sendmsg, then disconnect. The graceful close cannot send its FIN, the
@@ -724,7 +760,7 @@ static void wire_zero_window_teardown(struct kunit *test)
 {
 	struct wire_ctx *c = test->priv;
 	unsigned int saved_tmo = kiwarp_close_timeout_ms;
-	u32 posted = 0, done = 0, idle = 0;
+	u32 posted = 0, done = 0;
 	struct ib_sge sge;
 	struct ib_rdma_wr wr = {
 		.wr = { .opcode = IB_WR_RDMA_WRITE,
@@ -732,7 +768,6 @@ static void wire_zero_window_teardown(struct kunit *test)
 			.num_sge = 1 },
 		.remote_addr = 0x10000, .rkey = 0x777,
 	};
-	const struct ib_send_wr *bad;
 	unsigned long end;
 	struct ib_wc wc;
 
@@ -742,24 +777,9 @@ static void wire_zero_window_teardown(struct kunit *test)
 	sge.length = REG_LEN;
 	sge.lkey = c->mr->lkey;
 
-	/* fill the window: stop once nothing completes for a second */
-	while (idle < 20 && posted < 8192) {
-		while (posted - done < 8) {
-			wr.wr.wr_id = posted;
-			KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp,
-							   &wr.wr, &bad), 0);
-			posted++;
-		}
-		if (ib_poll_cq(c->cq, 1, &wc) == 1) {
-			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-			done++;
-			idle = 0;
-		} else {
-			idle++;
-			msleep(50);
-		}
-	}
-	KUNIT_ASSERT_EQ(test, idle, 20U);	/* the TX work is stuck */
+	/* the TX work is stuck */
+	KUNIT_ASSERT_TRUE(test, wire_fill_window(c, &wr, 0, 8, &posted,
+						 &done));
 	/* and the send it is stuck in was counted as waiting for room */
 	KUNIT_EXPECT_GT(test, READ_ONCE(c->qp->stats.tx_waits), 0ULL);
 
@@ -1118,7 +1138,7 @@ static void wire_abort_sends_rst(struct kunit *test)
 static void wire_peer_fin_closing(struct kunit *test)
 {
 	struct wire_ctx *c = test->priv;
-	u32 posted = 0, done = 0, idle = 0, flushed = 0, ok_after = 0;
+	u32 posted = 0, done = 0, flushed = 0, ok_after = 0;
 	struct ib_sge sge, rsge;
 	struct ib_rdma_wr wr = {
 		.wr = { .opcode = IB_WR_RDMA_WRITE,
@@ -1147,25 +1167,9 @@ static void wire_peer_fin_closing(struct kunit *test)
 	rsge = sge;
 	rsge.length = RECV_LEN;
 
-	/* fill the window: stop once nothing completes for a second */
-	while (idle < 20 && posted < 8192) {
-		while (posted - done < 7) {	/* a slot for the post below */
-			wr.wr.wr_id = 1000 + posted;
-			KUNIT_ASSERT_EQ(test, ib_post_send(c->child->qp,
-							   &wr.wr, &bad), 0);
-			posted++;
-		}
-		if (ib_poll_cq(c->cq, 1, &wc) == 1) {
-			KUNIT_ASSERT_GE(test, wc.wr_id, 1000ULL);
-			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
-			done++;
-			idle = 0;
-		} else {
-			idle++;
-			msleep(50);
-		}
-	}
-	KUNIT_ASSERT_EQ(test, idle, 20U);	/* Writes wait for room */
+	/* Writes wait for room; a slot is left for the post below */
+	KUNIT_ASSERT_TRUE(test, wire_fill_window(c, &wr, 1000, 7, &posted,
+						 &done));
 
 	/* the peer's FIN: the receive comes back flushed, nothing else */
 	KUNIT_ASSERT_EQ(test, kernel_sock_shutdown(c->sock, SHUT_WR), 0);

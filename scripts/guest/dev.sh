@@ -8,9 +8,7 @@ set -u
 dev_guest_begin
 # kdapl_rping needs userspace rping around it (lib.sh).
 grep -v '^\(k[a-z]*_rping_test\|guest\) ' "$KDAPL_RUN/only" >/tmp/dev-only || true
-stress_fault_knobs N || echo "kdapl-guest: failslab knobs not set"
 run_kunit_suites /tmp/dev-only
-stress_fault_knobs Y
 if grep -q '^kdapl_rping_test' "$KDAPL_RUN/only"; then
 	kdapl_rping_suites
 fi

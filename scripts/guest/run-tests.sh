@@ -160,12 +160,7 @@ kdapltest_fft_suite
 kdapltest_rxe_suite
 
 # --- every KUnit suite of kunit/SUITES -----------------------------------
-# GFP_KERNEL allocations may be failed (a task's fail-nth only: the
-# probability stays 0): kdapl_conn's conn_connect_no_resources fails
-# dat_ep_create's allocations in turn (stress.sh, stress_fault_knobs).
-stress_fault_knobs N || echo "kdapl-guest: failslab knobs not set"
 run_kunit_suites "$KDAPL_SRC/kunit/SUITES"
-stress_fault_knobs Y
 
 # --- kdapl_rping + rping_userspace: socket extensions vs rping on siw ----
 kdapl_rping_suites

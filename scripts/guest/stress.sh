@@ -261,6 +261,57 @@ stress_link_flap() {
 	return $rc
 }
 
+# Connections ended from outside in the middle of streams (issue 18 item
+# 2): $2 rounds of kdapl_bench's reset command (bench/stress.c) over
+# kiwarp, 4 connections each streaming checked Sends from kw1 to kw2,
+# then, by $1: "rst" every TCP connection of the stream's port destroyed
+# from namespace b (`ss -K`, the kernel's SOCK_DESTROY: an abort there,
+# a reset to kw1); "linkdel" kw2 deleted (`rdma link delete`) and added
+# back. Every Send and receive posted must complete once, with success
+# (checked) or flushed, both ends of every connection must end
+# (DISCONNECTED or BROKEN), and nothing may be left. The counts go to
+# the table.
+stress_port_conns() {
+	ip netns exec b ss -t -n -H state established '( sport = :7480 )' |
+		grep -c ':7480'
+}
+stress_reset() {
+	local how=$1 i rc=0 bg killed
+	for i in $(seq 1 "$2"); do
+		(echo "stress test=reset ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7480 conns=4 size=16384 ms=20000 tag=$how.$i" \
+			>"$BENCH_CTL") &
+		bg=$!
+		sleep 2
+		if [ "$how" = rst ]; then
+			killed=$(stress_port_conns)
+			ip netns exec b ss -K -t -n state established \
+				'( sport = :7480 )' >/dev/null ||
+				echo "kdapl-guest: ss -K failed"
+			killed=$((killed - $(stress_port_conns)))
+		else
+			killed=0
+			ip netns exec b rdma link delete kw2 && killed=4
+		fi
+		if ! wait "$bg"; then
+			echo "kdapl-guest: $how round $i failed ($killed ended)"
+			cat "$BENCH_CTL"
+			dmesg | grep 'kdapl_bench' | tail -n 20
+			rc=1
+		fi
+		if [ "$how" = linkdel ]; then
+			ip netns exec b rdma link add kw2 type kiwarp netdev veth5 ||
+				{ echo "kdapl-guest: kw2 not back"; rc=1; }
+		fi
+		sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
+		echo "$STRESS_LEVEL $how.$i.ended_from_outside $killed" >>"$STRESS_TABLE"
+		[ "$killed" -ge 4 ] ||
+			{ echo "kdapl-guest: $how round $i: $killed connections ended"; rc=1; }
+		[ $rc -eq 0 ] || break
+	done
+	stress_nothing_left || rc=1
+	return $rc
+}
+
 # `rdma link add` racing the deletion of its netdev, $1 rounds (issue 19,
 # the fix beside item 10). Odd rounds widen the window between the
 # device's registration and kiwarp's netdev check to 4 s (kiwarp's
@@ -327,15 +378,15 @@ stress_newlink_race() {
 }
 
 kdapl_stress_suite() {
-	local soak churn spfree ctl_churn links hotplug faults cut p
+	local soak churn spfree ctl_churn links hotplug faults cut resets p
 	if [ "$STRESS_LEVEL" = stress ]; then
-		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10
+		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10 resets=50
 	else
-		soak=15 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3
+		soak=15 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3 resets=2
 	fi
 	: >"$STRESS_TABLE"
 	stress_trace 1
-	ktap_suite kdapl_stress $((13 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_suite kdapl_stress $((15 + $(echo "$STRESS_PROFILES" | wc -w)))
 	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko"
 	local slab0
 	slab0=$(stress_slab_kb)
@@ -357,6 +408,8 @@ kdapl_stress_suite() {
 	ktap_check link_add_vs_netdev_delete stress_newlink_race "$links"
 	ktap_check cpu_hotplug_under_soak stress_hotplug "$hotplug"
 	ktap_check link_cut_under_soak stress_link_flap "$cut"
+	ktap_check tcp_reset_under_streams stress_reset rst "$resets"
+	ktap_check link_delete_under_streams stress_reset linkdel "$resets"
 	# shellcheck disable=SC2086 # rounds and step
 	ktap_check allocation_failures stress_faults $faults
 	# shellcheck disable=SC2086 # rounds and step
