@@ -30,9 +30,9 @@
  *	to B, ST_RESET_WIN receives posted and as many Sends in flight (a
  *	Send only for a receive already posted) until the connection ends: the
  *	guest resets the TCP connections from outside (ss -K) within ms.
- *	Every request and receive posted must complete exactly once, with
- *	success (a receive's message checked: the n-th carries the n-th
- *	Send) or flushed, both ends of every connection must end,
+ *	Every request and receive posted must complete exactly once and in
+ *	posting order, with success (a receive's message checked: the n-th
+ *	carries the n-th Send) or flushed, both ends of every connection end,
  *	DISCONNECTED or BROKEN, and nothing may be left outstanding.
  *   stress test=faults|faults_sconn ia_a= ia_b= addr= port= rounds=
  *	depth= tag=
@@ -697,6 +697,7 @@ struct st_rconn {
 	u32 sent;		/* Sends posted */
 	u32 recvd;		/* receives posted */
 	u32 got;		/* receive completions (success or flush) */
+	u32 sdone;		/* Send completions (success or flush) */
 	u32 out_s, out_r;	/* posted, not completed */
 	bool ended_a, ended_b;
 	bool dead;		/* a flush or a refused post: post no more */
@@ -805,11 +806,13 @@ static int reset_dto(struct st_reset *s, const DAT_EVENT *ev)
 		return -EIO;
 	}
 	if (k == ST_SEND) {
-		if (!c->out_s--) {
-			pr_warn("stress: reset: conn %u Send %u completed twice\n",
-				i, seq);
+		/* in order too: an RC send queue completes in posting order */
+		if (!c->out_s-- || seq != c->sdone) {
+			pr_warn("stress: reset: conn %u Send %u completed out of turn (%u)\n",
+				i, seq, c->sdone);
 			return -EPROTO;
 		}
+		c->sdone++;
 	} else {
 		/* receives complete in order: the n-th holds Send n */
 		if (!c->out_r-- || seq != c->got) {

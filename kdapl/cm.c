@@ -263,9 +263,11 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 	int err;
 
 	lockdep_assert_held(&ep->cm_mutex);
+	/* each failure aborts: the QP is drained (receives posted before) */
 	if (!net) {
 		ep_outcome(ep, KDAPL_EP_EV_CM_UNREACHABLE,
-			   DAT_CONNECTION_EVENT_UNREACHABLE, -1, NULL, 0);
+			   DAT_CONNECTION_EVENT_UNREACHABLE, KDAPL_EP_ACT_ABORT,
+			   NULL, 0);
 		return;
 	}
 	if (READ_ONCE(ep->state) != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
@@ -286,7 +288,8 @@ static void ep_do_connect(struct kdapl_ep *ep, struct net *net,
 				    IB_QPT_RC);
 	if (IS_ERR(id)) {
 		ep_outcome(ep, KDAPL_EP_EV_CM_NON_PEER_REJECTED,
-			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED, -1, NULL, 0);
+			   DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			   KDAPL_EP_ACT_ABORT, NULL, 0);
 		return;
 	}
 	sockaddr_set_port(src, 0);
@@ -522,6 +525,19 @@ static void ep_do_abort(struct kdapl_ep *ep)
 }
 
 /*
+ * Before a drain in DISCONNECT_PENDING: receives posted from now on are
+ * held back (dto.c) and flushed after the drain's, as once the provider
+ * was asked to close, not given to a QP whose flushes would come after
+ * those of receives posted later, in DISCONNECTED.
+ */
+static void ep_hold_recvs(struct kdapl_ep *ep)
+{
+	spin_lock_irq(&ep->lock);
+	ep->disc_asked = true;
+	spin_unlock_irq(&ep->lock);
+}
+
+/*
  * The DRAIN action: the last step of a graceful disconnect, once the
  * peer closed (DISCONNECTED) or the connection failed (BROKEN: the
  * disconnect completed with a failure, seed 002).
@@ -531,6 +547,7 @@ static void ep_do_drain(struct kdapl_ep *ep)
 	DAT_EVENT_NUMBER num;
 
 	lockdep_assert_held(&ep->cm_mutex);
+	ep_hold_recvs(ep);
 	if (ep->qp) {
 		ib_drain_qp(ep->qp);
 		kdapl_dto_reclaim_all(ep);
@@ -610,6 +627,7 @@ static void ep_do_disc_timeout(struct kdapl_ep *ep)
 	spin_unlock_irq(&ep->lock);
 	if (!go)
 		return;
+	ep_hold_recvs(ep);
 	if (ep->qp) {
 		ib_modify_qp(ep->qp, &qa, IB_QP_STATE);
 		ib_drain_qp(ep->qp);

@@ -246,17 +246,35 @@ static bool dto_held(struct kdapl_ep *ep, enum kdapl_ep_op op)
 	       ep->state == DAT_EP_STATE_DISCONNECT_PENDING && ep->disc_asked;
 }
 
-static void held_add(struct kdapl_ep *ep, struct kdapl_wr *wr)
+/*
+ * Take a context for a held DTO: its cookie and operation only, no LMR
+ * held or translated (it never reaches the QP, as one flushed at once in
+ * DISCONNECTED). Caller holds ep->lock.
+ */
+static int held_add(struct kdapl_ep *ep, DAT_DTO_COOKIE cookie, u16 op)
 {
-	u32 idx = wr - ep->wrs;
+	struct kdapl_wr *wr;
+	u32 idx;
 
 	lockdep_assert_held(&ep->lock);
+	if (ep->free_wr == U32_MAX)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	idx = ep->free_wr;
+	wr = &ep->wrs[idx];
+	ep->free_wr = wr->next;
+	wr->next = KDAPL_WR_BUSY;
+	wr->nlmr = 0;
+	wr->cookie = cookie;
+	wr->len = 0;
+	wr->op = op;
 	wr->unsig_next = U32_MAX;
 	if (ep->held_tail == U32_MAX)
 		ep->held_head = idx;
 	else
 		ep->wrs[ep->held_tail].unsig_next = idx;
 	ep->held_tail = idx;
+	ep->posted++;
+	return DAT_SUCCESS;
 }
 
 /**
@@ -574,11 +592,7 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	ret = kdapl_ep_state_check(ep->state, op);
 	if (ret == DAT_SUCCESS && dto_held(ep, op)) {
 		/* nothing posted now may reach the wire: flushed later */
-		wr = wr_get(ep, nseg, iov, sge, cookie, dop, &ret);
-		if (wr) {
-			held_add(ep, wr);
-			ep->posted++;
-		}
+		ret = held_add(ep, cookie, dop);
 		goto unlock;
 	}
 	if (ret == DAT_SUCCESS && ep->state == DAT_EP_STATE_DISCONNECTED) {

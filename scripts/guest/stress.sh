@@ -281,17 +281,23 @@ stress_reset() {
 		(echo "stress test=reset ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7480 conns=4 size=16384 ms=20000 tag=$how.$i" \
 			>"$BENCH_CTL") &
 		bg=$!
-		sleep 2
+		# the four connections up, then a second of streams
+		for _ in $(seq 1 100); do
+			[ "$(stress_port_conns)" -lt 4 ] || break
+			sleep 0.1
+		done
+		sleep 1
+		killed=$(stress_port_conns)
 		if [ "$how" = rst ]; then
-			killed=$(stress_port_conns)
 			ip netns exec b ss -K -t -n state established \
 				'( sport = :7480 )' >/dev/null ||
 				echo "kdapl-guest: ss -K failed"
-			killed=$((killed - $(stress_port_conns)))
 		else
-			killed=0
-			ip netns exec b rdma link delete kw2 && killed=4
+			ip netns exec b rdma link delete kw2 ||
+				echo "kdapl-guest: rdma link delete kw2 failed"
 		fi
+		sleep 0.5
+		killed=$((killed - $(stress_port_conns)))
 		if ! wait "$bg"; then
 			echo "kdapl-guest: $how round $i failed ($killed ended)"
 			cat "$BENCH_CTL"
