@@ -389,8 +389,9 @@ void kdapl_dto_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (wr->unsignaled)
 			unsig_unlink(ep, wr);
 	}
-	if (wr->op != DAT_DTO_RECEIVE && !wr->unsignaled &&
-	    !--ep->sig_out && ep->disc_wait) {
+	if (wr->op == DAT_DTO_RECEIVE) {
+		ep->recv_out--;
+	} else if (!wr->unsignaled && !--ep->sig_out && ep->disc_wait) {
 		/* the last one a graceful disconnect waited for */
 		ep->disc_wait = false;
 		disc = true;
@@ -607,6 +608,16 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 	if (ret == DAT_SUCCESS && !ep->qp)
 		ret = DAT_ERROR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_NOTREADY);
+	/*
+	 * Each queue holds at most its attribute's DTOs: the QP's slots
+	 * beyond them are the drain's marker and the registrations' (ep.c,
+	 * kdapl_ep_qp_create()); a drain without its slot would not wait.
+	 */
+	if (ret == DAT_SUCCESS &&
+	    (op == KDAPL_EP_OP_POST_RECV ?
+	     ep->recv_out >= ep->attr.max_recv_dtos :
+	     ep->sig_out + ep->unsig_count >= ep->attr.max_request_dtos))
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	if (ret != DAT_SUCCESS)
 		goto unlock;
 	/*
@@ -667,8 +678,10 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 		goto unlock;
 	}
 	ep->posted++;
-	if (op == KDAPL_EP_OP_POST_RECV)
+	if (op == KDAPL_EP_OP_POST_RECV) {
+		ep->recv_out++;
 		goto unlock;
+	}
 	ep->sq_seq++;
 	if (!wr->unsignaled)
 		ep->sig_out++;	/* a graceful disconnect waits for it */

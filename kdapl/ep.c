@@ -302,6 +302,7 @@ static DAT_RETURN kdapl_ep_qp_create(struct kdapl_ep *ep)
 	spin_lock_irq(&ep->lock);
 	ep->qp = qp;
 	ep->drained = false;	/* its flushes are to come */
+	ep->recv_out = 0;
 	spin_unlock_irq(&ep->lock);
 	return DAT_SUCCESS;
 }

@@ -202,7 +202,11 @@ enum kdapl_ep_action {
  * @all: on the list of all EPs (debugfs), under ep_list_lock (ep.c)
  * @posted, @completed, @flushed: DTO counters, for debugfs
  * @sig_out: signaled requests (sends, RDMA Reads and Writes) posted and
- *	not completed yet; under @lock
+ *	not completed yet; under @lock. With @unsig_count at most
+ *	max_request_dtos (dto.c: the QP's slots beyond are the drain's and
+ *	the registrations')
+ * @recv_out: receives posted to the QP and not completed; under @lock;
+ *	at most max_recv_dtos (the QP's one slot beyond is the drain's)
  * @disc_wait: a graceful disconnect waits for @sig_out to reach 0 before
  *	it asks the provider (cm.c, ep_disc_ready()); under @lock
  * @disc_asked: a graceful disconnect asked the provider (our FIN may be
@@ -271,6 +275,7 @@ struct kdapl_ep {
 	u64 completed;
 	u64 flushed;
 	u32 sig_out;
+	u32 recv_out;
 	bool disc_wait;
 	bool disc_asked;
 	struct kdapl_iws *iws;

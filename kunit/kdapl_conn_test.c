@@ -1555,6 +1555,40 @@ static void conn_connect_no_resources(struct kunit *test)
 	ASSERT_OK(test, dat_psp_free(psp));
 }
 
+/*
+ * A queue holds at most its attribute's DTOs: the QP's one receive slot
+ * beyond max_recv_dtos is the drain's marker (the third review of issue
+ * 15's diff: a drain without its slot does not wait, and the EP's free
+ * then released contexts whose completions were still to come). Four
+ * receives on an EP of four are taken, a fifth is refused with
+ * DAT_INSUFFICIENT_RESOURCES (before: taken into the drain's slot); the
+ * free flushes the four, in order.
+ */
+static void dto_queue_limits(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	DAT_EP_ATTR attr = { .service_type = DAT_SERVICE_TYPE_RC,
+			     .max_recv_dtos = 4, .max_request_dtos = 4 };
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_LMR_TRIPLET t;
+	struct mem rb;
+	int i;
+
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, c->a.dto, c->a.dto,
+				      c->a.conn, &attr, &ep));
+	mem_make(test, &c->a, 4096, 0, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &rb);
+	t = trip(&rb, 0, 64);
+	for (i = 0; i < 4; i++)
+		ASSERT_OK(test, dat_ep_post_recv(ep, 1, &t, cookie(0xc0 + i),
+						 0));
+	EXPECT_RET(test, dat_ep_post_recv(ep, 1, &t, cookie(0xc9), 0),
+		   DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP));
+	ASSERT_OK(test, dat_ep_free(ep));
+	for (i = 0; i < 4; i++)
+		expect_dto(test, c->a.dto, 0xc0 + i, DAT_DTO_ERR_FLUSHED, 0, 0);
+	expect_quiet(test, c->a.dto, 200);
+}
+
 /* B tells A where its memory is, in a send, as a ULP would. */
 struct target_msg {
 	u64 addr;
@@ -2533,6 +2567,7 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(conn_graceful_disconnect_completes_dtos),	\
 	KUNIT_CASE(conn_recv_during_graceful_disconnect),	\
 	KUNIT_CASE(conn_connect_no_resources),	\
+	KUNIT_CASE(dto_queue_limits),	\
 	KUNIT_CASE(dto_rdma_write_read),	\
 	KUNIT_CASE(dto_bad_triplets),	\
 	KUNIT_CASE(dto_post_after_disconnect_flushed),	\

@@ -782,6 +782,26 @@ static void ssp_create_refused(struct kunit *test)
 }
 
 /*
+ * For the final message cases: @flen bytes of 'F' to send, a buffer of
+ * @blen to read into, and the case's TCP connection with little room
+ * (A's receive buffer and B's send buffer 4 KiB).
+ */
+static void final_msg_pair(struct kunit *test, size_t flen, size_t blen,
+			   u8 **final, u8 **buf)
+{
+	struct ictx *c = ctx(test);
+
+	*final = kunit_kmalloc(test, flen, GFP_KERNEL);
+	*buf = kunit_kmalloc(test, blen, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *final);
+	KUNIT_ASSERT_NOT_NULL(test, *buf);
+	memset(*final, 'F', flen);
+	c->rcvbuf_a = 4096;
+	tcp_pair(test);
+	sk_set_sndbuf(c->sb, 4096);
+}
+
+/*
  * The final streaming message goes all or, to the peer, nothing (issue
  * 15 item 8; seed 000: "submitted for transmission atomically"). Here
  * nothing: B's way out is full (A reads nothing), so none of a 4 KiB
@@ -803,14 +823,7 @@ static void ssp_final_msg_no_room(struct kunit *test)
 	DAT_RETURN r;
 	int ret;
 
-	final = kunit_kmalloc(test, FLEN, GFP_KERNEL);
-	buf = kunit_kmalloc(test, FLEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, final);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	memset(final, 'F', FLEN);
-	c->rcvbuf_a = 4096;
-	tcp_pair(test);
-	sk_set_sndbuf(c->sb, 4096);
+	final_msg_pair(test, FLEN, FLEN, &final, &buf);
 	queued = sk_fill(c->sb, 'f');
 	KUNIT_ASSERT_GT(test, queued, 0UL);
 
@@ -852,14 +865,7 @@ static void ssp_final_msg_partial_resets(struct kunit *test)
 	DAT_RETURN r;
 	int ret;
 
-	final = kunit_kmalloc(test, FLEN, GFP_KERNEL);
-	buf = kunit_kmalloc(test, 4096, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, final);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	memset(final, 'F', FLEN);
-	c->rcvbuf_a = 4096;
-	tcp_pair(test);
-	sk_set_sndbuf(c->sb, 4096);
+	final_msg_pair(test, FLEN, 4096, &final, &buf);
 
 	WRITE_ONCE(kiwarp_sock_sndtimeo_ms, 300);
 	r = dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr, final, FLEN,

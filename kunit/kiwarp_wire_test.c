@@ -1051,6 +1051,23 @@ static void wire_closing_err_keeps_sent_data(struct kunit *test)
 }
 
 /*
+ * The raw peer, which had our FIN (CLOSE_WAIT), is reset within @tmo:
+ * TCP reports a reset there as EPIPE and closes the socket (tcp_reset()).
+ */
+static void wire_expect_peer_reset(struct wire_ctx *c, unsigned long tmo)
+{
+	struct kunit *test = c->test;
+	unsigned long end = jiffies + tmo;
+
+	while (READ_ONCE(c->sock->sk->sk_state) != TCP_CLOSE &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, (int)READ_ONCE(c->sock->sk->sk_state),
+			TCP_CLOSE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->sock->sk->sk_err), EPIPE);
+}
+
+/*
  * Data after our FIN (issue 15 item 3; seed 004, "after sending out the
  * TCP FIN, any data come in" is an error): our QP goes CLOSING (SQD) and
  * sends its FIN; the peer sends a Send anyway. Nothing is placed (the
@@ -1064,7 +1081,6 @@ static void wire_data_after_fin_resets(struct kunit *test)
 	struct ddp_hdr h = { .opcode = RDMAP_SEND, .last = true, .msn = 1 };
 	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
 	struct msghdr msg = {};
-	unsigned long end;
 	struct ib_wc wc;
 	struct kvec iov;
 	u8 b;
@@ -1088,13 +1104,7 @@ static void wire_data_after_fin_resets(struct kunit *test)
 	 * and the peer was reset: it had our FIN (CLOSE_WAIT), where TCP
 	 * reports a reset as EPIPE and closes the socket (tcp_reset())
 	 */
-	end = jiffies + TMO;
-	while (READ_ONCE(c->sock->sk->sk_state) != TCP_CLOSE &&
-	       time_before(jiffies, end))
-		usleep_range(500, 1000);
-	KUNIT_EXPECT_EQ(test, (int)READ_ONCE(c->sock->sk->sk_state),
-			TCP_CLOSE);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->sock->sk->sk_err), EPIPE);
+	wire_expect_peer_reset(c, TMO);
 }
 
 /*
@@ -1238,7 +1248,6 @@ static void wire_send_in_closing_resets(struct kunit *test)
 				  .sg_list = &sge, .num_sge = 1 };
 	const struct ib_send_wr *sbad;
 	struct msghdr msg = {};
-	unsigned long end;
 	struct kvec iov;
 	u8 b;
 
@@ -1255,13 +1264,7 @@ static void wire_send_in_closing_resets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_post_send(c->child->qp, &swr, &sbad),
 			-ENOTCONN);
 	/* well within the close bound (5 s): the post ended it */
-	end = jiffies + 3 * HZ;
-	while (READ_ONCE(c->sock->sk->sk_state) != TCP_CLOSE &&
-	       time_before(jiffies, end))
-		usleep_range(500, 1000);
-	KUNIT_EXPECT_EQ(test, (int)READ_ONCE(c->sock->sk->sk_state),
-			TCP_CLOSE);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(c->sock->sk->sk_err), EPIPE);
+	wire_expect_peer_reset(c, 3 * HZ);
 	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
 	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
 }
