@@ -26,6 +26,7 @@ struct socket;
 
 /* Per-run limits. */
 #define BENCH_MAX_CONNS		8	/* EPs busy at once (scaling, sweep) */
+#define BENCH_MAX_STRESS_CONNS	1000	/* "stress test=many": kiwarp has 1024 QPs */
 #define BENCH_MAX_CPUS		8	/* per-CPU event counters */
 #define BENCH_MAX_REPS		20
 #define BENCH_MAX_ROUNDS	100000	/* ping-pong round trips */
@@ -59,7 +60,10 @@ struct socket;
  *	DAT_COMPLETION_SUPPRESS_FLAG (verbs: without IB_SEND_SIGNALED);
  *	0 or 1: every one
  * @lossy: "stress test=soak": the wire drops and delays (netem), so a
- *	graceful disconnect may end BROKEN
+ *	graceful disconnect may end BROKEN; "stress test=many": hundreds of
+ *	graceful disconnects at once may outlast kdapl's bound (BROKEN)
+ * @hold: "stress test=many": milliseconds every connection stays up
+ *	once all are, for the guest to count them
  * @tag: label prefixed to every output figure
  */
 struct bench_cmd {
@@ -82,6 +86,7 @@ struct bench_cmd {
 	u32 cpu;
 	u32 signal;
 	u32 lossy;
+	u32 hold;
 };
 
 #define BENCH_CPU_ANY	U32_MAX

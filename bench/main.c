@@ -34,10 +34,12 @@
  *   verbs test=lat ia_a= ia_b= addr= port= size= rounds= reps= warm=
  *       vec_a= vec_b= signal= tag=  (the CQs' vectors, modulo the
  *                             device's; every Nth send signaled)
- *   stress test=soak|reset|churn|spfree|faults|faults_sconn ia_a= ia_b= addr=
- *       port= size= conns= depth= ms= rounds= lossy= tag=  make stress's checked workloads, both
- *                             ends here (stress.c); fails on any
- *                             wrong byte, error or missing event
+ *   stress test=soak|reset|churn|spfree|faults|faults_sconn|many|many_ssp
+ *       ia_a= ia_b= addr= port= size= conns= depth= ms= rounds= lossy=
+ *       hold= tag=            make stress's checked workloads, both
+ *                             ends here (stress.c, many.c); fails on
+ *                             any wrong byte, error or missing event;
+ *                             conns= up to BENCH_MAX_STRESS_CONNS
  * Every measured data run also reports its CPU cost (cost.c).
  * Documentation/performance.rst describes what each test measures.
  */
@@ -208,6 +210,7 @@ static const struct {
 	{ "cpu", offsetof(struct bench_cmd, cpu) },
 	{ "signal", offsetof(struct bench_cmd, signal) },
 	{ "lossy", offsetof(struct bench_cmd, lossy) },
+	{ "hold", offsetof(struct bench_cmd, hold) },
 };
 
 /* @key=@v for one of bench_u32_keys; -EINVAL for an unknown key. */
@@ -273,11 +276,14 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	if (err)
 		return err;
 	if (!c->size || c->size > BENCH_MAX_SIZE || !c->depth ||
-	    c->depth > 64 || !c->conns || c->conns > BENCH_MAX_CONNS ||
+	    c->depth > 64 || !c->conns ||
+	    c->conns > (strcmp(c->verb, "stress") ? BENCH_MAX_CONNS :
+			BENCH_MAX_STRESS_CONNS) ||
 	    !c->reps || c->reps > BENCH_MAX_REPS || !c->rounds ||
 	    c->rounds > BENCH_MAX_ROUNDS || !c->ms ||
 	    c->ms > (strcmp(c->verb, "stress") ? 60000 : 600000) ||
-	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL)
+	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL ||
+	    c->hold > 600000)
 		return -ERANGE;
 	if (c->cpu != BENCH_CPU_ANY &&
 	    (c->cpu >= nr_cpu_ids || !cpu_online(c->cpu)))

@@ -43,6 +43,8 @@
  *	(at most rounds rounds) until a round meets no fault, which must
  *	succeed (st_faults()).
  *
+ *   stress test=many|many_ssp: many connections up at once (many.c).
+ *
  * Each ends with the IAs closed gracefully (nothing may be left on
  * them) and prints what it did: "<tag>.ops", "<tag>.bytes" and the
  * outcome counts.
@@ -59,25 +61,13 @@
 
 #include "bench.h"
 #include "dat.h"
+#include "stress.h"
 
 #define ST_QLEN		256
 #define ST_CONNECT_US	5000000
 #define ST_SPFREE_US	2000000	/* a request the PSP's free strands */
 #define ST_MAX_SIZE	(128 * PAGE_SIZE)	/* 2 per LMR: 256 pages */
 #define ST_ORD		4	/* RDMA Reads in flight per EP, both ways */
-
-/* One side of a stress command: an IA and what its EPs share. */
-struct st_side {
-	DAT_IA_HANDLE ia;
-	DAT_EVD_HANDLE async;
-	DAT_PZ_HANDLE pz;
-	DAT_EVD_HANDLE conn;
-	DAT_EVD_HANDLE dto;
-};
-
-/* Cookies: the connection's index, and what the request was. */
-enum st_kind { ST_SEND = 1, ST_RECV, ST_WRITE, ST_FENCE, ST_FENCE_RECV,
-	       ST_READ };
 
 static inline DAT_DTO_COOKIE st_cookie(u32 i, enum st_kind k)
 {
@@ -86,7 +76,7 @@ static inline DAT_DTO_COOKIE st_cookie(u32 i, enum st_kind k)
 	return ck;
 }
 
-static int st_side_open(struct st_side *s, const char *ia)
+int st_side_open(struct st_side *s, const char *ia, int qlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->async = DAT_HANDLE_NULL;
@@ -99,12 +89,12 @@ static int st_side_open(struct st_side *s, const char *ia)
 		s->pz = DAT_HANDLE_NULL;
 		return dat_fail("dat_pz_create", 0);
 	}
-	if (dat_evd_kcreate(s->ia, ST_QLEN, DAT_UPCALL_NOTIFY, &bench_ev_up,
+	if (dat_evd_kcreate(s->ia, qlen, DAT_UPCALL_NOTIFY, &bench_ev_up,
 			    DAT_EVD_CONNECTION_FLAG, &s->conn) != DAT_SUCCESS) {
 		s->conn = DAT_HANDLE_NULL;
 		return dat_fail("dat_evd_kcreate", 0);
 	}
-	if (dat_evd_kcreate(s->ia, ST_QLEN, DAT_UPCALL_NOTIFY, &bench_ev_up,
+	if (dat_evd_kcreate(s->ia, qlen, DAT_UPCALL_NOTIFY, &bench_ev_up,
 			    DAT_EVD_DTO_FLAG, &s->dto) != DAT_SUCCESS) {
 		s->dto = DAT_HANDLE_NULL;
 		return dat_fail("dat_evd_kcreate", 0);
@@ -117,7 +107,7 @@ static int st_side_open(struct st_side *s, const char *ia)
  * @check (its EPs, LMRs and SPs must all be gone: the graceful close
  * fails on anything left), else abruptly after a failure.
  */
-static int st_side_close(struct st_side *s, bool check)
+int st_side_close(struct st_side *s, bool check)
 {
 	int err = 0, i;
 
@@ -168,7 +158,7 @@ static int st_ep_make(struct st_side *s, DAT_EP_HANDLE *ep)
 }
 
 /* The peer's address from the command. */
-static int st_addr(const struct bench_cmd *c, struct sockaddr_in *sin)
+int st_addr(const struct bench_cmd *c, struct sockaddr_in *sin)
 {
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
@@ -183,8 +173,8 @@ static int st_open(const struct bench_cmd *cmd, struct st_side *a,
 {
 	int err = st_addr(cmd, sin);
 
-	err = err ?: st_side_open(a, cmd->ia_a);
-	return err ?: st_side_open(b, cmd->ia_b);
+	err = err ?: st_side_open(a, cmd->ia_a, ST_QLEN);
+	return err ?: st_side_open(b, cmd->ia_b, ST_QLEN);
 }
 
 /* Close both sides, checking that nothing is left unless @err already. */
@@ -231,7 +221,7 @@ static int st_expect_ep_ev(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep,
 /* --- payloads ---------------------------------------------------------- */
 
 /* A pattern no other (connection, sequence, kind) produces at any offset. */
-static u64 st_seed(u32 conn, u32 seq, enum st_kind kind)
+u64 st_seed(u32 conn, u32 seq, enum st_kind kind)
 {
 	return (((u64)conn << 40) ^ ((u64)seq << 8) ^ kind) *
 	       0x9e3779b97f4a7c15ULL | 1;
@@ -245,7 +235,7 @@ static u64 st_next(u64 *x)
 	return *x;
 }
 
-static void st_fill(u8 *p, size_t len, u64 seed)
+void st_fill(u8 *p, size_t len, u64 seed)
 {
 	size_t i;
 	u64 v = 0;
@@ -258,8 +248,8 @@ static void st_fill(u8 *p, size_t len, u64 seed)
 }
 
 /* 0, or -EBADMSG with the first wrong byte reported. */
-static int st_check(const u8 *p, size_t len, u64 seed, const char *what,
-		    u32 conn, u32 seq)
+int st_check(const u8 *p, size_t len, u64 seed, const char *what, u32 conn,
+	     u32 seq)
 {
 	size_t i;
 	u64 v = 0;
@@ -1342,8 +1332,8 @@ static int st_faults(const struct bench_cmd *cmd,
 
 /**
  * bench_stress_run() - the "stress" command
- * @c: test=soak|reset|churn|spfree|faults|faults_sconn and its keys
- *	(see the top of this file)
+ * @c: test=soak|reset|churn|spfree|faults|faults_sconn|many|many_ssp and
+ *	its keys (see the top of this file and of many.c)
  *
  * Context: process context, bench_mutex held; runs for as long as the
  * workload does (soak, reset: @c->ms; churn, spfree: @c->rounds).
@@ -1364,7 +1354,11 @@ int bench_stress_run(const struct bench_cmd *c)
 	if (!strcmp(c->test, "churn"))
 		return st_churn(c);
 	if (!strcmp(c->test, "spfree"))
-		return st_spfree(c);
+		return c->conns > BENCH_MAX_CONNS ? -ERANGE : st_spfree(c);
+	if (!strcmp(c->test, "many"))
+		return st_many(c, false);
+	if (!strcmp(c->test, "many_ssp"))
+		return st_many(c, true);
 	if (!strcmp(c->test, "faults"))
 		return st_faults(c, st_churn);
 	if (!strcmp(c->test, "faults_sconn"))

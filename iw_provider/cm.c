@@ -22,6 +22,15 @@
  * Accepted sockets become ceps; a work reads the MPA Request, answers
  * markers or impossible RFC 6581 requests with an MPA reject and
  * otherwise reports IW_CM_EVENT_CONNECT_REQUEST (provider_data = cep).
+ * The Request is read as it comes, never waited for: the child socket's
+ * data_ready and state_change queue the cep's work, which takes what is
+ * there without blocking, and a timer ends the wait after
+ * KIWARP_CM_TIMEOUT, as siw's event-driven MPA setup. A work that slept
+ * in recvmsg held a kiwarp_wq worker per silent peer; once the pool was
+ * short of workers its rescuer, which runs works one by one, stalled
+ * every other setup behind one such wait - and in one host, behind a
+ * passive work waiting for a Request the stalled active work was to
+ * send (stress "many": the 32nd of 32 concurrent connects timed out).
  * iw_accept sends the Reply, binds the QP and reports ESTABLISHED;
  * iw_reject sends a reject Reply.
  *
@@ -114,8 +123,10 @@ enum kiwarp_cep_state {
 /*
  * struct kiwarp_cep - one TCP connection during MPA setup.
  *
- * @ref: the setup work's, the listener's pending list's, and the one
- * handed to iw_cm with CONNECT_REQUEST (dropped by accept/reject).
+ * @ref: the setup work's (passive: one per queueing of @work, dropped
+ * when that run ends), the listener's pending list's, the socket
+ * callbacks' while @hooked, @timer's while pending, and the one handed
+ * to iw_cm with CONNECT_REQUEST (dropped by accept/reject).
  * @lock protects @state and @sock (released or handed to the QP when
  * the state becomes DONE). Active side: @cm_id and @qp referenced
  * (add_ref, kiwarp_qp_get) until CONNECT_REPLY is reported.
@@ -136,6 +147,18 @@ struct kiwarp_cep {
 					 * handshake wait reads it without
 					 * (kiwarp_connect_settled())
 					 */
+	struct timer_list timer;	/* passive: the Request's time-out */
+	bool timed_out;			/* passive: set by @timer */
+	bool hooked;			/* passive: our socket callbacks are
+					 * in, under sk_callback_lock
+					 */
+	bool got_req;			/* passive: the work is past the
+					 * Request (the work's only)
+					 */
+	u16 rcvd;			/* passive: Request bytes in @buf */
+	u16 req_pd;			/* passive: its PD_Length */
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
 	struct mpa_frame_info req;	/* passive: the request */
 	struct mpa_frame_info rep;	/* passive: negotiated reply */
 	u32 ird;			/* active: asked by the ULP */
@@ -165,6 +188,28 @@ static void kiwarp_cep_put(struct kiwarp_cep *cep)
 	kref_put(&cep->ref, kiwarp_cep_free);
 }
 
+/*
+ * Queue @cep's passive work, with a reference for that run. Context:
+ * any; the caller holds a reference (the callbacks' or the timer's), so
+ * the put of a work already queued is never the last.
+ */
+static void kiwarp_cep_kick(struct kiwarp_cep *cep)
+{
+	kref_get(&cep->ref);
+	if (!queue_work(kiwarp_wq, &cep->work))
+		kiwarp_cep_put(cep);
+}
+
+/* The Request did not come in time: the work ends the connection. */
+static void kiwarp_cep_timeout(struct timer_list *t)
+{
+	struct kiwarp_cep *cep = from_timer(cep, t, timer);
+
+	WRITE_ONCE(cep->timed_out, true);
+	kiwarp_cep_kick(cep);
+	kiwarp_cep_put(cep);	/* the timer's: the work holds one */
+}
+
 static struct kiwarp_cep *kiwarp_cep_new(struct kiwarp_dev *kdev)
 {
 	struct kiwarp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
@@ -174,6 +219,7 @@ static struct kiwarp_cep *kiwarp_cep_new(struct kiwarp_dev *kdev)
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
 	INIT_LIST_HEAD(&cep->entry);
+	timer_setup(&cep->timer, kiwarp_cep_timeout, 0);
 	cep->kdev = kdev;
 	return cep;
 }
@@ -245,6 +291,120 @@ static int kiwarp_mpa_recv(struct socket *sock, u8 *buf,
 		*ulp_pd += MPA_V2_BLOCK_LEN;
 	}
 	return 0;
+}
+
+/*
+ * Take bytes of the passive side's Request into cep->buf up to @upto
+ * without blocking. Return: 0 once there, -EAGAIN while more is to come,
+ * -ECONNRESET at the peer's FIN, else the socket's error.
+ */
+static int kiwarp_cep_recv_upto(struct kiwarp_cep *cep, u16 upto)
+{
+	struct msghdr msg = {};
+	struct kvec iov;
+	int ret;
+
+	while (cep->rcvd < upto) {
+		iov.iov_base = cep->buf + cep->rcvd;
+		iov.iov_len = upto - cep->rcvd;
+		ret = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
+				     MSG_DONTWAIT);
+		if (ret == 0)
+			return -ECONNRESET;
+		if (ret < 0)
+			return ret;
+		cep->rcvd += ret;
+	}
+	return 0;
+}
+
+/*
+ * The passive side's MPA Request, as far as it has come: 0 once all of
+ * it is read (cep->req decoded, *@ulp_pd at the ULP private data of
+ * cep->req.pd_len bytes), -EAGAIN while more is to come, else the error.
+ * Nothing past the Request is read: the peer's first FPDU is the QP's.
+ */
+static int kiwarp_cep_read_req(struct kiwarp_cep *cep, u8 **ulp_pd)
+{
+	int ret;
+
+	if (cep->rcvd < MPA_RR_HDR_LEN) {
+		ret = kiwarp_cep_recv_upto(cep, MPA_RR_HDR_LEN);
+		if (ret)
+			return ret;
+		cep->req.kind = MPA_KIND_REQUEST;
+		ret = mpa_frame_decode_header(cep->buf, MPA_RR_HDR_LEN,
+					      &cep->req, &cep->req_pd);
+		if (ret)
+			return ret;
+	}
+	ret = kiwarp_cep_recv_upto(cep, MPA_RR_HDR_LEN + cep->req_pd);
+	if (ret)
+		return ret;
+	*ulp_pd = cep->buf + MPA_RR_HDR_LEN;
+	if (cep->req.v2_enhanced) {
+		ret = mpa_frame_decode_v2(*ulp_pd, cep->req_pd, &cep->req);
+		if (ret)
+			return ret;
+		*ulp_pd += MPA_V2_BLOCK_LEN;
+	}
+	return 0;
+}
+
+/* A passive cep's socket has data, or changed state: read on. */
+static void kiwarp_cep_sk_event(struct sock *sk)
+{
+	struct kiwarp_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep)
+		kiwarp_cep_kick(cep);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Watch a passive cep's socket until its Request is read, within
+ * KIWARP_CM_TIMEOUT. The child inherited the listener's callbacks:
+ * data_ready goes back to TCP's own (@orig_data_ready) at the unhook.
+ */
+static void kiwarp_cep_hook(struct kiwarp_cep *cep,
+			    void (*orig_data_ready)(struct sock *sk))
+{
+	struct sock *sk = cep->sock->sk;
+
+	kref_get(&cep->ref);	/* the callbacks' */
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->saved_data_ready = orig_data_ready;
+	cep->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = kiwarp_cep_sk_event;
+	sk->sk_state_change = kiwarp_cep_sk_event;
+	cep->hooked = true;
+	write_unlock_bh(&sk->sk_callback_lock);
+	kref_get(&cep->ref);	/* the timer's */
+	mod_timer(&cep->timer, jiffies + KIWARP_CM_TIMEOUT);
+}
+
+/* Undo kiwarp_cep_hook(); the caller holds a reference of its own. */
+static void kiwarp_cep_unhook(struct kiwarp_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	bool hooked;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	hooked = cep->hooked;
+	if (hooked) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = cep->saved_data_ready;
+		sk->sk_state_change = cep->saved_state_change;
+		cep->hooked = false;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+	if (del_timer_sync(&cep->timer))
+		kiwarp_cep_put(cep);	/* the timer's */
+	if (hooked)
+		kiwarp_cep_put(cep);	/* the callbacks' */
 }
 
 static int kiwarp_mpa_send(struct socket *sock, u8 *buf,
@@ -947,7 +1107,7 @@ int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		kiwarp_qp_put(qp);
 		return -EINVAL;
 	}
-	queue_work(kiwarp_wq, &cep->work);
+	queue_work(kiwarp_cm_wq, &cep->work);
 	return 0;
 }
 
@@ -1004,8 +1164,22 @@ static void kiwarp_passive_work(struct work_struct *work)
 	u8 *pd = NULL;
 	int ret;
 
-	ret = kiwarp_mpa_recv(cep->sock, cep->buf, MPA_KIND_REQUEST,
-			      &cep->req, &pd);
+	if (cep->got_req) {
+		/* a socket event queued us again after the Request */
+		kiwarp_cep_put(cep);
+		return;
+	}
+	ret = kiwarp_cep_read_req(cep, &pd);
+	if (ret == -EAGAIN) {
+		if (!READ_ONCE(cep->timed_out)) {
+			/* the next socket event or the timer queues us */
+			kiwarp_cep_put(cep);
+			return;
+		}
+		ret = -ETIMEDOUT;
+	}
+	cep->got_req = true;
+	kiwarp_cep_unhook(cep);
 	if (ret)
 		goto drop;
 	kiwarp_local_pref(&pref);
@@ -1080,11 +1254,6 @@ static void kiwarp_accept_work(struct work_struct *work)
 				sock_release(nsock);
 				continue;
 			}
-			/* the clone inherited the listener's callback */
-			write_lock_bh(&nsock->sk->sk_callback_lock);
-			nsock->sk->sk_user_data = NULL;
-			nsock->sk->sk_data_ready = l->orig_data_ready;
-			write_unlock_bh(&nsock->sk->sk_callback_lock);
 			kiwarp_sock_tune(nsock);
 			cep->sock = nsock;
 			cep->listen = l;
@@ -1101,7 +1270,13 @@ static void kiwarp_accept_work(struct work_struct *work)
 			kref_get(&cep->ref);	/* the list's */
 			mutex_unlock(&l->lock);
 			INIT_WORK(&cep->work, kiwarp_passive_work);
-			queue_work(kiwarp_wq, &cep->work);
+			/*
+			 * Until here the clone had the listener's callback,
+			 * which ignores it: the first run reads what came.
+			 */
+			kiwarp_cep_hook(cep, l->orig_data_ready);
+			if (!queue_work(kiwarp_wq, &cep->work))
+				kiwarp_cep_put(cep);	/* cep_new's */
 		}
 	}
 }

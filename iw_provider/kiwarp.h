@@ -65,6 +65,7 @@ extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
 extern unsigned int kiwarp_zcopy_min;	/* zero-copy from this size, zc.c */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
 extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
+extern struct workqueue_struct *kiwarp_cm_wq;	/* active connect works */
 extern struct dentry *kiwarp_debugfs_root;
 
 /*

@@ -45,6 +45,8 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_sock_sndtimeo_ms, KIWARP_INTERNAL);
 struct workqueue_struct *kiwarp_wq;
 /* Connection teardown, which waits for the works on kiwarp_wq */
 struct workqueue_struct *kiwarp_down_wq;
+/* Active connects, which wait for the peer (kiwarp_init()) */
+struct workqueue_struct *kiwarp_cm_wq;
 
 /* /sys/kernel/debug/kiwarp: created at init, removed at exit. */
 struct dentry *kiwarp_debugfs_root;
@@ -97,6 +99,19 @@ static int __init kiwarp_init(void)
 		destroy_workqueue(kiwarp_wq);
 		return -ENOMEM;
 	}
+	/*
+	 * The active connect works, which wait for the TCP handshake and the
+	 * MPA Reply: on their own queue, so that when the pool is short of
+	 * workers and a rescuer runs works one by one, no work that waits
+	 * for the peer sits ahead of the works that answer it (a listener's
+	 * accept, a Request's reception, all on kiwarp_wq).
+	 */
+	kiwarp_cm_wq = alloc_workqueue("kiwarp_cm", WQ_MEM_RECLAIM, 0);
+	if (!kiwarp_cm_wq) {
+		destroy_workqueue(kiwarp_down_wq);
+		destroy_workqueue(kiwarp_wq);
+		return -ENOMEM;
+	}
 	kiwarp_debugfs_root = debugfs_create_dir("kiwarp", NULL);
 	debugfs_create_file("version", 0444, kiwarp_debugfs_root, NULL,
 			    &version_fops);
@@ -108,6 +123,7 @@ static int __init kiwarp_init(void)
 
 out_debugfs:
 	debugfs_remove_recursive(kiwarp_debugfs_root);
+	destroy_workqueue(kiwarp_cm_wq);
 	destroy_workqueue(kiwarp_down_wq);
 	destroy_workqueue(kiwarp_wq);
 	return ret;
@@ -117,6 +133,7 @@ static void __exit kiwarp_exit(void)
 {
 	kiwarp_device_exit();
 	kiwarp_zc_exit();
+	destroy_workqueue(kiwarp_cm_wq);
 	destroy_workqueue(kiwarp_down_wq);
 	destroy_workqueue(kiwarp_wq);
 	debugfs_remove_recursive(kiwarp_debugfs_root);

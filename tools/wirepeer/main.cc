@@ -180,16 +180,26 @@ public:
 	bool timed_out = false;
 };
 
-// A complete MPA exchange; returns the negotiated CRC.
-bool MpaConnect(Sock &s, bool crc)
+// A complete MPA exchange; returns the negotiated CRC. @trickle: the
+// Request one byte at a time, 20 ms apart (the target reads it as it
+// comes, never waiting for it: kiwarp's event-driven passive setup).
+bool MpaConnect(Sock &s, bool crc, bool trickle = false)
 {
 	std::vector<std::uint8_t> rep;
 	mpa_frame_info fi{};
 	u16 pd_len = 0;
+	auto req = wirepeer::MpaRequest(MPA_REVISION_2, crc, false,
+					MPA_V2_BLOCK_LEN);
 
 	s.Connect();
-	s.Send(wirepeer::MpaRequest(MPA_REVISION_2, crc, false,
-				    MPA_V2_BLOCK_LEN));
+	if (trickle) {
+		for (auto b : req) {
+			s.Send({b});
+			std::this_thread::sleep_for(20ms);
+		}
+	} else {
+		s.Send(req);
+	}
 	Require(s.ReadExact(rep, MPA_RR_HDR_LEN), "no MPA Reply");
 	fi.kind = MPA_KIND_REPLY;
 	Require(mpa_frame_decode_header(rep.data(), rep.size(), &fi,
@@ -422,6 +432,32 @@ std::vector<Case> Cases()
 
 		r.resize(10);
 		MpaCase(r, true);
+	}},
+	{"mpa_request_trickled", [] {
+		Sock s;
+
+		MpaConnect(s, false, true);
+		WaitConn(s.local_port, [](const ConnLine &c) {
+			return c.get("established") == "1";
+		}, "the connection established");
+	}},
+	{"mpa_silent_peer", [] {
+		// A peer that connects and sends nothing holds up no other
+		// setup, and is closed once the target's 10 s bound is over.
+		Sock silent, s;
+		std::vector<std::uint8_t> b;
+
+		silent.Connect();
+		auto t0 = std::chrono::steady_clock::now();
+		MpaConnect(s, false);
+		Require(std::chrono::steady_clock::now() - t0 < 5s,
+			"a setup waited behind a silent peer");
+		timeval tv = {20, 0};
+		setsockopt(silent.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		Require(!silent.ReadExact(b, 1) && silent.closed,
+			"the silent peer was not closed within 20 s");
+		Require(std::chrono::steady_clock::now() - t0 > 8s,
+			"the silent peer was closed before the 10 s bound");
 	}},
 	{"fpdu_bad_crc", [] {
 		FpduCase(true, [](const ConnLine &) {
