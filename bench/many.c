@@ -60,6 +60,13 @@ enum {
 struct many_conn {
 	DAT_EP_HANDLE ea, eb;
 	DAT_IW_SSP_HANDLE ssp;	/* many_ssp: B's SSP, freed at the end */
+	struct socket *sa;	/* many_ssp: A's socket until ESTABLISHED
+				 * (the QP's then): a failed or abandoned
+				 * connect gives it back to us
+				 */
+	struct socket *sb;	/* many_ssp: B's, the SSP's until a request
+				 * (the CR's then), ours again at SOCKET_DOWN
+				 */
 	bool requested;		/* B saw its request and accepted it */
 	bool up_a, up_b, end_a, end_b;
 	u8 done;
@@ -143,6 +150,7 @@ static int many_tcp_pair(struct many *m, struct socket **sa,
 			       IPPROTO_TCP, sa);
 	if (err)
 		return err;
+	(*sa)->sk->sk_sndtimeo = 10 * HZ;	/* the handshake's bound */
 	err = kernel_connect(*sa, (struct sockaddr *)&m->sin, sizeof(m->sin),
 			     0);
 	err = err ?: kernel_accept(m->ls, sb, 0);
@@ -181,14 +189,27 @@ static int many_start(struct many *m, u32 i)
 		sock_release(sa);
 		return dat_fail("dat_iw_ssp_create", ret);
 	}
-	/* sb is the SSP's now, or the CR's; sa the EP's once connecting */
+	c->sb = sb;	/* the SSP's now */
+	/* the EP borrows sa; many_close() releases it unless the QP has it */
+	c->sa = sa;
 	ret = dat_iw_socket_connect(c->ea, sa, MANY_CONNECT_US, sizeof(pdata),
 				    pdata);
-	if (ret != DAT_SUCCESS) {
-		sock_release(sa);
-		return dat_fail("dat_iw_socket_connect", ret);
+	return dat_chk("dat_iw_socket_connect", ret);
+}
+
+/* An SSP's SOCKET_DOWN: its socket is ours again. */
+static void many_socket_down(struct many *m, const DAT_EVENT *ev)
+{
+	DAT_IW_SSP_HANDLE ssp =
+		ev->event_data.cr_arrival_event_data.sp_handle.psp_handle;
+	u32 i;
+
+	for (i = 0; i < m->started; i++) {
+		if (m->c[i].ssp != ssp || !m->c[i].sb)
+			continue;
+		sock_release(m->c[i].sb);
+		m->c[i].sb = NULL;
 	}
-	return 0;
 }
 
 /* A request on B's CR EVD: accept it with its connection's EP. */
@@ -198,6 +219,8 @@ static int many_request(struct many *m, const DAT_EVENT *ev)
 	DAT_CR_PARAM p = {};
 	u32 pdata[2], i;
 
+	if (ev->event_number == DAT_CONNECTION_EVENT_SOCKET_DOWN)
+		many_socket_down(m, ev);
 	if (ev->event_number != DAT_CONNECTION_REQUEST_EVENT) {
 		pr_warn("stress: many: CR EVD event %#x\n", ev->event_number);
 		return -EPROTO;
@@ -216,6 +239,7 @@ static int many_request(struct many *m, const DAT_EVENT *ev)
 		return -EPROTO;
 	}
 	m->c[i].requested = true;
+	m->c[i].sb = NULL;	/* the CR's, the QP's once accepted */
 	return dat_chk("dat_cr_accept", dat_cr_accept(cr, m->c[i].eb, 0, NULL));
 }
 
@@ -268,6 +292,8 @@ static int many_conn_ev(struct many *m, const DAT_EVENT *ev, bool side_a)
 		if (*flag || m->disconnecting)
 			break;
 		*flag = true;
+		if (side_a)
+			c->sa = NULL;	/* the QP's now */
 		if (!c->up_a || !c->up_b)
 			return 0;
 		m->up++;
@@ -445,23 +471,41 @@ static int many_listen(struct many *m)
 		return err;
 	}
 	sock_set_reuseaddr(m->ls->sk);
+	m->ls->sk->sk_rcvtimeo = 10 * HZ;	/* kernel_accept()'s bound */
 	err = kernel_bind(m->ls, (struct sockaddr *)&m->sin, sizeof(m->sin));
 	return err ?: kernel_listen(m->ls, MANY_WIN);
 }
 
 /*
- * Free everything: SSPs first (one still holding its socket, its request
- * never came, gives it back: released here), then the EPs (a connected
- * one after a failure is disconnected abruptly by its free), the PSP, the
- * CR EVD, the memory and both sides, which must hold nothing more unless
+ * Free everything. A's EPs first (a connected one after a failure is
+ * disconnected abruptly by its free; a socket one of them still
+ * borrowed, its connect failed or abandoned, is ours again: released),
+ * so that no more requests come; then the requests that did are
+ * rejected, and the SSPs freed (one still holding its socket, no request
+ * having come, gives it back: released); then B's EPs, the PSP, the CR
+ * EVD, the memory and both sides, which must hold nothing more unless
  * @err already.
  */
 static int many_close(struct many *m, int err)
 {
 	DAT_IW_SSP_PARAM sp;
+	DAT_EVENT ev;
 	int err2;
 	u32 i;
 
+	for (i = 0; m->c && i < m->n; i++) {
+		if (m->c[i].ea)
+			dat_ep_free(m->c[i].ea);
+		if (m->c[i].sa)
+			sock_release(m->c[i].sa);
+	}
+	while (m->cr && dat_evd_dequeue(m->cr, &ev) == DAT_SUCCESS) {
+		if (ev.event_number == DAT_CONNECTION_REQUEST_EVENT)
+			dat_cr_reject(ev.event_data.cr_arrival_event_data
+				      .cr_handle, 0, NULL);
+		else if (ev.event_number == DAT_CONNECTION_EVENT_SOCKET_DOWN)
+			many_socket_down(m, &ev);
+	}
 	for (i = 0; m->c && i < m->n; i++) {
 		struct many_conn *c = &m->c[i];
 
@@ -473,8 +517,6 @@ static int many_close(struct many *m, int err)
 			if (sp.socket_id)
 				sock_release(sp.socket_id);
 		}
-		if (c->ea)
-			dat_ep_free(c->ea);
 		if (c->eb)
 			dat_ep_free(c->eb);
 	}

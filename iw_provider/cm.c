@@ -373,6 +373,13 @@ static void kiwarp_cep_hook(struct kiwarp_cep *cep,
 {
 	struct sock *sk = cep->sock->sk;
 
+	/*
+	 * The timer first: once the callbacks are in, a run on another CPU
+	 * may read the whole Request and unhook, and a timer armed after
+	 * that would hold the cep (and its socket) for the whole bound.
+	 */
+	kref_get(&cep->ref);	/* the timer's */
+	mod_timer(&cep->timer, jiffies + KIWARP_CM_TIMEOUT);
 	kref_get(&cep->ref);	/* the callbacks' */
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->saved_data_ready = orig_data_ready;
@@ -382,8 +389,6 @@ static void kiwarp_cep_hook(struct kiwarp_cep *cep,
 	sk->sk_state_change = kiwarp_cep_sk_event;
 	cep->hooked = true;
 	write_unlock_bh(&sk->sk_callback_lock);
-	kref_get(&cep->ref);	/* the timer's */
-	mod_timer(&cep->timer, jiffies + KIWARP_CM_TIMEOUT);
 }
 
 /* Undo kiwarp_cep_hook(); the caller holds a reference of its own. */
@@ -465,6 +470,26 @@ void kiwarp_sk_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * TCP has room again after a send that found none (SOCK_NOSPACE): the
+ * TX work goes on with its message (tx.c). The original callback runs
+ * first: it clears SOCK_NOSPACE, which the TX work may set again, and
+ * wakes a zero-copy send waiting for room.
+ */
+void kiwarp_sk_write_space(struct sock *sk)
+{
+	struct kiwarp_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = sk->sk_user_data;
+	if (qp) {
+		qp->saved.write_space(sk);
+		if (sk_stream_is_writeable(sk))
+			kiwarp_qp_queue(qp, &qp->tx_work);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
 void kiwarp_sk_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk) = NULL;
@@ -533,6 +558,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	 */
 	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128) *
 		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);
+	kiwarp_tx_release(qp);	/* no message of a last connection */
 	qp->fin_sent = false;
 	qp->peer_closed = false;
 	qp->peer_told = false;
@@ -560,7 +586,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	sk->sk_user_data = qp;
 	sk->sk_data_ready = kiwarp_sk_data_ready;
 	sk->sk_state_change = kiwarp_sk_state_change;
-	sk->sk_write_space = qp->saved.write_space;
+	sk->sk_write_space = kiwarp_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	trace_kiwarp_bind(qp);
 
@@ -643,7 +669,7 @@ void kiwarp_qp_down_work(struct work_struct *work)
 
 	/*
 	 * RX first: no placement once the SQ (and its Reads) is flushed.
-	 * Not under conn_lock: the connect work takes it on kiwarp_wq.
+	 * Not under conn_lock: the connect work takes it on kiwarp_cm_wq.
 	 */
 	flush_work(&qp->rx_work);
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -659,6 +685,8 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	flush_work(&qp->tx_work);
 	if (cancel_delayed_work_sync(&qp->close_work))
 		kiwarp_qp_put(qp);
+	/* a later TX pass only flushes (!conn_up): its message goes */
+	kiwarp_tx_release(qp);
 
 	mutex_lock(&qp->conn_lock);
 	ops = qp->conn_ops;

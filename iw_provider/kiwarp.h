@@ -389,6 +389,53 @@ struct kiwarp_txbuf {
 	struct bio_vec bvec[KIWARP_ZC_BVECS];	/* the same, by page (zc.c) */
 };
 
+/*
+ * struct kiwarp_txmsg - the message the TX work is sending, kept across
+ * its passes (tx.c). TCP may take only part of a batch when the peer
+ * reads slowly: the TX work then returns, and sk_write_space queues it
+ * again (kiwarp_sk_write_space()), instead of sleeping in sendmsg, where
+ * a worker - or kiwarp_wq's rescuer, with every work queued behind it -
+ * would wait for a peer that may never read. TX work only; released by
+ * the teardown (kiwarp_tx_release()).
+ * @kind: what it is, KIWARP_TXM_NONE when there is none
+ * @idx: a WQE's SQ slot (counted as processed)
+ * @h: its header, @hlen bytes encoded; the payload at most @max_pay
+ *	bytes an FPDU
+ * @src: where the payload comes from (its MR referenced)
+ * @base_to: the first byte's tagged offset
+ * @total: payload bytes; @sent: those put in batches so far
+ * @try_zc: its batches may be lent to TCP (zc.c); @zc: one was
+ * @nv: kvecs of the batch in qp->txb; @flen: its bytes; @done: those
+ *	TCP took; @nf: its FPDUs; @payload: its payload bytes; @more:
+ *	MSG_MORE (more of the message follows)
+ */
+enum kiwarp_txm_kind {
+	KIWARP_TXM_NONE,
+	KIWARP_TXM_WQE,
+	KIWARP_TXM_READ_RESP,
+	KIWARP_TXM_TERM,
+};
+
+struct kiwarp_txmsg {
+	enum kiwarp_txm_kind kind;
+	u32 idx;
+	struct ddp_hdr h;
+	u32 hlen;
+	u32 max_pay;
+	struct kiwarp_cursor src;
+	u64 base_to;
+	u32 total;
+	u32 sent;
+	bool try_zc;
+	bool zc;
+	u32 nv;
+	u32 flen;
+	u32 done;
+	u32 nf;
+	u32 payload;
+	bool more;
+};
+
 /* Zero-copy batches in flight per QP, and each FPDU's header slot */
 #define KIWARP_ZC_RECS		32
 #define KIWARP_ZC_SLOT		64	/* header at 0, pad + CRC at 32 */
@@ -552,6 +599,7 @@ struct kiwarp_qp {
 	struct delayed_work close_work;	/* bounds a graceful close */
 	struct kiwarp_rx rx;
 	struct kiwarp_txbuf txb;	/* TX work only */
+	struct kiwarp_txmsg txm;	/* TX work only */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	struct kiwarp_qp_stats stats;
 	struct list_head stats_node;	/* on kdev->stats_qps, stats_lock */
@@ -701,9 +749,11 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 void kiwarp_qp_down_work(struct work_struct *work);
 void kiwarp_sk_data_ready(struct sock *sk);
 void kiwarp_sk_state_change(struct sock *sk);
+void kiwarp_sk_write_space(struct sock *sk);
 
 /* tx.c, rx.c */
 void kiwarp_tx_work(struct work_struct *work);
+void kiwarp_tx_release(struct kiwarp_qp *qp);
 void kiwarp_rx_work(struct work_struct *work);
 void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk);
 void kiwarp_rx_release(struct kiwarp_qp *qp);

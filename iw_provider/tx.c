@@ -19,12 +19,16 @@
  * kvec array (qp->txb): per FPDU its header, the payload straight from
  * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
  * set but for the batch that ends the message, so TCP builds full-size
- * skbs. Nothing is allocated per message. Sends and Writes complete
- * once handed to TCP - or, when their batches were lent to TCP without
- * a copy (zc.c, messages of at least zcopy_min bytes in page-backed
- * memory), once TCP has them acknowledged; Reads complete when their
- * last response segment is placed (rx.c); completions are reported in
- * SQ order (qp.c).
+ * skbs. Nothing is allocated per message. The TX work never waits for
+ * room in the socket: a message is kept in qp->txm across passes, and
+ * when TCP takes only part of a batch the work returns and
+ * sk_write_space queues it again (kiwarp_sk_write_space()), where it
+ * goes on (a batch lent to TCP by reference, zc.c, still waits).
+ * Sends and Writes complete once handed to TCP - or, when their
+ * batches were lent to TCP without a copy (zc.c, messages of at least
+ * zcopy_min bytes in page-backed memory), once TCP has them
+ * acknowledged; Reads complete when their last response segment is
+ * placed (rx.c); completions are reported in SQ order (qp.c).
  */
 
 #include <linux/wait_bit.h>
@@ -113,118 +117,250 @@ static int kiwarp_tx_fpdu(struct kiwarp_qp *qp, struct ddp_hdr *h, u32 hlen,
 }
 
 /*
- * Hand @len bytes in the first @nv of qp->txb.vec to TCP, as
- * kernel_sendmsg() would, waiting for room in the socket's send buffer
- * if need be. A send that finds no room for all of it is counted in
- * stats.tx_waits (the port's counter of the same name): it is first
- * tried without waiting, and whatever TCP took then is not sent again.
- * Return: bytes sent (@len unless the socket failed), or an error.
+ * Start qp->txm: @kind's message, header @h, @total payload bytes from
+ * qp->txm.src (set up by the caller), a WQE's SQ slot @idx.
+ * Return: 0, or the header's encoding error.
  */
-static int kiwarp_tx_sendmsg(struct kiwarp_qp *qp, struct msghdr *msg,
-			     u32 nv, u32 len)
+static int kiwarp_txm_start(struct kiwarp_qp *qp, enum kiwarp_txm_kind kind,
+			    u32 idx, const struct ddp_hdr *h, u32 total)
 {
-	int ret, took;
-
-	iov_iter_kvec(&msg->msg_iter, ITER_SOURCE, qp->txb.vec, nv, len);
-	msg->msg_flags |= MSG_DONTWAIT;
-	ret = sock_sendmsg(qp->sock, msg);
-	if (ret == len || (ret < 0 && ret != -EAGAIN))
-		return ret;
-	qp->stats.tx_waits++;
-	took = max(ret, 0);
-	msg->msg_flags &= ~MSG_DONTWAIT;
-	ret = sock_sendmsg(qp->sock, msg);	/* the rest, waiting for ACKs */
-	return ret < 0 ? ret : took + ret;
-}
-
-/*
- * Send one message: @total bytes from @src behind headers from @h. For
- * tagged messages h->to is the first byte's offset; untagged get their
- * MO filled in. Messages of at least zcopy_min bytes go by reference
- * where the memory allows (zc.c); *@zc tells whether a batch did.
- * Return: 0, -EACCES/-EFAULT (@src), or a socket error.
- */
-static int kiwarp_tx_msg(struct kiwarp_qp *qp, struct ddp_hdr *h,
-			 struct kiwarp_cursor *src, u32 total, bool *zc)
-{
+	struct kiwarp_txmsg *m = &qp->txm;
 	u32 zmin = READ_ONCE(kiwarp_zcopy_min);
+	int hret;
+
+	m->kind = kind;
+	m->idx = idx;
+	m->h = *h;
+	m->base_to = h->to;
+	m->total = total;
+	m->sent = 0;
 	/*
 	 * Read Responses are copied: no WQE of ours stands for them, so
 	 * nothing could wait for TCP to release lent pages before the
 	 * consumer invalidates and reuses the memory (LOCAL_INV, a Send
 	 * with Invalidate) - the pages would still be sent from.
 	 */
-	bool try_zc = qp->zc && zmin && total >= zmin &&
-		      h->opcode != RDMAP_READ_RESP;
-	u64 base_to = h->to;
-	u32 sent = 0, hlen, max_pay;
-	int hret;
-
-	*zc = false;
-
-	hret = ddp_hdr_encode(h, qp->txb.hdr[0] + MPA_FPDU_HDR_LEN,
+	m->try_zc = qp->zc && zmin && total >= zmin &&
+		    h->opcode != RDMAP_READ_RESP;
+	m->zc = false;
+	m->nv = 0;
+	m->flen = 0;
+	m->done = 0;
+	hret = ddp_hdr_encode(&m->h, qp->txb.hdr[0] + MPA_FPDU_HDR_LEN,
 			      DDP_HDR_MAX);
 	if (hret < 0)
 		return hret;
-	hlen = hret;
-	max_pay = ddp_max_payload(qp->fpdu_max, hlen);
-
-	do {
-		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-		u32 nf = 0, nv = 0, flen = 0, payload = 0;
-		u8 *slots = try_zc ? kiwarp_zc_slots(qp) : NULL;
-		int ret;
-
-		/* whole FPDUs while the batch has room for one more */
-		do {
-			ret = kiwarp_tx_fpdu(qp, h, hlen, max_pay, base_to, src,
-					     sent, total, slots, nf, &nv, &flen);
-			if (ret < 0)
-				return ret;
-			sent += ret;
-			payload += ret;
-			nf++;
-		} while (!h->last && nf < KIWARP_TX_BATCH &&
-			 KIWARP_TX_VECS - nv >= 3);
-		ret = 0;
-		if (slots) {
-			ret = kiwarp_zc_send(qp, nv, flen, !h->last);
-			if (ret < 0)
-				return ret;
-			*zc |= ret > 0;
-			try_zc = ret > 0;	/* not page-backed: copy the rest */
-		}
-		if (!ret) {
-			/* More of this message follows: let TCP fill skbs. */
-			if (!h->last)
-				msg.msg_flags |= MSG_MORE;
-			ret = kiwarp_tx_sendmsg(qp, &msg, nv, flen);
-			if (ret != flen)
-				return ret < 0 ? ret : -EIO;
-		}
-		qp->stats.tx_fpdus += nf;
-		qp->stats.tx_bytes += payload;
-	} while (!h->last);
+	m->hlen = hret;
+	m->max_pay = ddp_max_payload(qp->fpdu_max, m->hlen);
 	return 0;
 }
 
+/*
+ * Hand what is left of the batch to TCP without waiting. A send that
+ * finds no room is counted in stats.tx_waits (the port's counter of the
+ * same name); TCP has then set SOCK_NOSPACE and calls sk_write_space
+ * once there is room, which queues the TX work again.
+ * Return: 0 when TCP has all of the batch, -EAGAIN when it has no room
+ * for the rest, or the socket's error.
+ */
+static int kiwarp_txm_push(struct kiwarp_qp *qp)
+{
+	struct kiwarp_txmsg *m = &qp->txm;
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	int ret;
+
+	/* more of this message follows: let TCP fill skbs */
+	if (m->more)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, qp->txb.vec, m->nv, m->flen);
+	iov_iter_advance(&msg.msg_iter, m->done);
+	ret = sock_sendmsg(qp->sock, &msg);
+	if (ret > 0)
+		m->done += ret;
+	if (m->done == m->flen)
+		return 0;
+	if (ret < 0 && ret != -EAGAIN)
+		return ret;
+	qp->stats.tx_waits++;
+	return -EAGAIN;
+}
+
+/*
+ * Build the message's next batch in qp->txb: whole FPDUs while it has
+ * room for one more. A batch that may go by reference is lent to TCP
+ * here (zc.c; it waits for room); one that is copied is pushed by the
+ * caller. Return: 0, -EFAULT/-EACCES (the source), or a socket error.
+ */
+static int kiwarp_txm_batch(struct kiwarp_qp *qp)
+{
+	struct kiwarp_txmsg *m = &qp->txm;
+	u8 *slots = m->try_zc ? kiwarp_zc_slots(qp) : NULL;
+	u32 nf = 0, nv = 0, flen = 0, payload = 0;
+	int ret;
+
+	do {
+		ret = kiwarp_tx_fpdu(qp, &m->h, m->hlen, m->max_pay,
+				     m->base_to, &m->src, m->sent, m->total,
+				     slots, nf, &nv, &flen);
+		if (ret < 0)
+			return ret;
+		m->sent += ret;
+		payload += ret;
+		nf++;
+	} while (!m->h.last && nf < KIWARP_TX_BATCH &&
+		 KIWARP_TX_VECS - nv >= 3);
+	m->nv = nv;
+	m->flen = flen;
+	m->done = 0;
+	m->nf = nf;
+	m->payload = payload;
+	m->more = !m->h.last;
+	if (slots) {
+		ret = kiwarp_zc_send(qp, nv, flen, m->more);
+		if (ret < 0)
+			return ret;
+		m->zc |= ret > 0;
+		m->try_zc = ret > 0;	/* not page-backed: copy the rest */
+		if (ret > 0)
+			m->done = flen;	/* lent to TCP */
+	}
+	return 0;
+}
+
+/*
+ * Send on with qp->txm. A message is cut into FPDUs of at most max_pay
+ * payload bytes; up to KIWARP_TX_BATCH of them go to TCP at a time.
+ * Return: 0 when all of it is TCP's, -EAGAIN when TCP has no room (the
+ * TX work is queued again from sk_write_space and goes on from here),
+ * -EACCES/-EFAULT (the source), or a socket error.
+ */
+static int kiwarp_txm_run(struct kiwarp_qp *qp)
+{
+	struct kiwarp_txmsg *m = &qp->txm;
+	int ret;
+
+	for (;;) {
+		if (m->done < m->flen) {
+			ret = kiwarp_txm_push(qp);
+			if (ret)
+				return ret;
+		}
+		if (m->flen) {
+			qp->stats.tx_fpdus += m->nf;
+			qp->stats.tx_bytes += m->payload;
+			m->flen = 0;
+			m->done = 0;
+			if (m->h.last)
+				return 0;
+		}
+		ret = kiwarp_txm_batch(qp);
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * The message in qp->txm ended with @ret (0: all of it is TCP's): its
+ * source is released, a WQE completes (a Read Request when its Response
+ * comes, rx.c), a Read Response the source refused is answered with a
+ * TERMINATE. Return: @ret, an error ending the connection, or 0.
+ */
+static int kiwarp_txm_end(struct kiwarp_qp *qp, int ret)
+{
+	struct kiwarp_txmsg *m = &qp->txm;
+	enum kiwarp_txm_kind kind = m->kind;
+	struct kiwarp_swqe *w;
+
+	kiwarp_cursor_end(&m->src);
+	m->kind = KIWARP_TXM_NONE;
+	m->flen = 0;
+	m->done = 0;
+	if (kind == KIWARP_TXM_READ_RESP && ret == -EACCES)
+		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
+				    RDMAP_ETYPE_REMOTE_PROTECTION,
+				    m->src.ecode);
+	if (kind != KIWARP_TXM_WQE)
+		return ret;
+	w = &qp->sq[m->idx & (qp->sq_size - 1)];
+	if (ret == -EACCES || ret == -EFAULT) {
+		kiwarp_tx_complete(qp, m->idx, IB_WC_LOC_PROT_ERR);
+		return ret;
+	}
+	if (!ret && !kiwarp_wr_is_read(w->opcode)) {
+		w->byte_len = w->total_len;
+		/* lent to TCP: done when TCP has it acknowledged */
+		if (m->zc)
+			kiwarp_zc_complete_wqe(qp, m->idx);
+		else
+			kiwarp_tx_complete(qp, m->idx, IB_WC_SUCCESS);
+	}
+	return ret;
+}
+
+/* Send on with qp->txm; as kiwarp_tx_step() returns. */
+static int kiwarp_txm_go(struct kiwarp_qp *qp, int ret)
+{
+	ret = ret ?: kiwarp_txm_run(qp);
+	if (ret == -EAGAIN)
+		return ret;
+	return kiwarp_txm_end(qp, ret) ?: 1;
+}
+
+/**
+ * kiwarp_tx_release() - the connection is down: drop the message in
+ * progress (its WQE is flushed with the rest of the SQ).
+ * @qp: the QP, its TX work flushed and not to touch the socket again
+ */
+void kiwarp_tx_release(struct kiwarp_qp *qp)
+{
+	kiwarp_cursor_end(&qp->txm.src);
+	qp->txm.kind = KIWARP_TXM_NONE;
+	qp->txm.flen = 0;
+	qp->txm.done = 0;
+}
+
+/*
+ * Send the pending TERMINATE (once sent the QP goes to ERROR). A batch
+ * TCP has part of goes out whole first, or the peer's framing breaks;
+ * the rest of its message is dropped (its WQE is flushed by the
+ * teardown). Return: 0 when it is TCP's or cannot go (a socket error),
+ * -EAGAIN when TCP has no room yet.
+ */
 static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
 {
+	struct kiwarp_txmsg *m = &qp->txm;
 	struct ddp_hdr h = {
 		.opcode = RDMAP_TERMINATE,
-		.msn = qp->send_msn[DDP_QN_TERMINATE]++,
 		.term_layer = qp->term_layer,
 		.term_etype = qp->term_etype,
 		.term_ecode = qp->term_ecode,
 	};
-	struct kiwarp_cursor none;
-	bool zc;
+	int ret;
 
-	kiwarp_cursor_init(&none, qp, NULL, 0, 0, false);
-	qp->stats.terms_sent++;
-	trace_kiwarp_terminate(qp, true, h.term_layer, h.term_etype,
-			       h.term_ecode);
-	return kiwarp_tx_msg(qp, &h, &none, 0, &zc);
+	if (m->kind != KIWARP_TXM_TERM) {
+		if (m->kind != KIWARP_TXM_NONE && m->done &&
+		    m->done < m->flen) {
+			ret = kiwarp_txm_push(qp);
+			if (ret)
+				return ret == -EAGAIN ? ret : 0;
+		}
+		kiwarp_tx_release(qp);
+		h.msn = qp->send_msn[DDP_QN_TERMINATE]++;
+		qp->stats.terms_sent++;
+		trace_kiwarp_terminate(qp, true, h.term_layer, h.term_etype,
+				       h.term_ecode);
+		kiwarp_cursor_init(&m->src, qp, NULL, 0, 0, false);
+		ret = kiwarp_txm_start(qp, KIWARP_TXM_TERM, 0, &h, 0);
+		if (ret) {
+			kiwarp_tx_release(qp);
+			return 0;
+		}
+	}
+	ret = kiwarp_txm_run(qp);
+	if (ret == -EAGAIN)
+		return ret;
+	kiwarp_tx_release(qp);
+	return 0;
 }
 
 /* Answer the oldest inbound Read Request. */
@@ -235,18 +371,11 @@ static int kiwarp_tx_read_resp(struct kiwarp_qp *qp, struct kiwarp_irqe *e)
 		.stag = e->sink_stag,
 		.to = e->sink_to,
 	};
-	struct kiwarp_cursor src;
-	bool zc;
-	int ret;
 
-	kiwarp_cursor_tagged(&src, qp, e->src_stag, e->src_to, e->len,
+	kiwarp_cursor_tagged(&qp->txm.src, qp, e->src_stag, e->src_to, e->len,
 			     IB_ACCESS_REMOTE_READ);
-	ret = kiwarp_tx_msg(qp, &h, &src, e->len, &zc);
-	kiwarp_cursor_end(&src);
-	if (ret == -EACCES)
-		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
-				    RDMAP_ETYPE_REMOTE_PROTECTION, src.ecode);
-	return ret;
+	return kiwarp_txm_go(qp, kiwarp_txm_start(qp, KIWARP_TXM_READ_RESP, 0,
+						  &h, e->len));
 }
 
 static u8 kiwarp_send_opcode(const struct kiwarp_swqe *w)
@@ -259,16 +388,15 @@ static u8 kiwarp_send_opcode(const struct kiwarp_swqe *w)
 }
 
 /*
- * Process the WQE in SQ slot @idx (already counted as processed).
- * Return: 0, or an error that takes the QP to ERROR.
+ * Process the WQE in SQ slot @idx (already counted as processed): a
+ * message goes out through qp->txm. Return: as kiwarp_tx_step().
  */
 static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 			 u32 idx)
 {
-	struct kiwarp_cursor src;
+	struct kiwarp_cursor *src = &qp->txm.src;
 	struct ddp_hdr h = {};
 	unsigned long flags;
-	bool zc;
 	int ret;
 
 	switch (w->opcode) {
@@ -277,12 +405,12 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 				    w->reg_access);
 		kiwarp_tx_complete(qp, idx, ret ? IB_WC_MW_BIND_ERR :
 						  IB_WC_SUCCESS);
-		return ret;
+		return ret ?: 1;
 	case IB_WR_LOCAL_INV:
 		ret = kiwarp_mr_invalidate(qp->kdev, qp->ibqp.pd, w->ex_key);
 		kiwarp_tx_complete(qp, idx, ret ? IB_WC_LOC_PROT_ERR :
 						  IB_WC_SUCCESS);
-		return ret ? -EINVAL : 0;
+		return ret ? -EINVAL : 1;
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 		if (kiwarp_sges_check(qp, w->sge, 1, IB_ACCESS_LOCAL_WRITE)) {
@@ -315,8 +443,9 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		h.read_size = w->sge[0].length;
 		h.src_stag = w->rkey;
 		h.src_to = w->remote_addr;
-		kiwarp_cursor_init(&src, qp, NULL, 0, 0, false);
-		return kiwarp_tx_msg(qp, &h, &src, 0, &zc);
+		kiwarp_cursor_init(src, qp, NULL, 0, 0, false);
+		return kiwarp_txm_go(qp, kiwarp_txm_start(qp, KIWARP_TXM_WQE,
+							  idx, &h, 0));
 	case IB_WR_RDMA_WRITE:
 		h.opcode = RDMAP_WRITE;
 		h.stag = w->rkey;
@@ -332,27 +461,16 @@ static int kiwarp_tx_wqe(struct kiwarp_qp *qp, struct kiwarp_swqe *w,
 		kiwarp_tx_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 		return -EACCES;
 	}
-	kiwarp_cursor_init(&src, qp, w->sge, w->num_sge, 0, false);
-	ret = kiwarp_tx_msg(qp, &h, &src, w->total_len, &zc);
-	kiwarp_cursor_end(&src);
-	if (ret == -EACCES || ret == -EFAULT) {
-		kiwarp_tx_complete(qp, idx, IB_WC_LOC_PROT_ERR);
-		return ret;
-	}
-	if (!ret) {
-		w->byte_len = w->total_len;
-		/* lent to TCP: done when TCP has it acknowledged */
-		if (zc)
-			kiwarp_zc_complete_wqe(qp, idx);
-		else
-			kiwarp_tx_complete(qp, idx, IB_WC_SUCCESS);
-	}
-	return ret;
+	kiwarp_cursor_init(src, qp, w->sge, w->num_sge, 0, false);
+	return kiwarp_txm_go(qp, kiwarp_txm_start(qp, KIWARP_TXM_WQE, idx, &h,
+						  w->total_len));
 }
 
 /*
- * One step of a connected QP in RTS or CLOSING. Return: 1 if there may
- * be more to do, 0 when idle, < 0 on an error (QP to ERROR).
+ * One step of a connected QP in RTS or CLOSING: the message in progress
+ * goes on, else the next is taken. Return: 1 if there may be more to do,
+ * 0 when idle, -EAGAIN when TCP has no room (sk_write_space queues us
+ * again), other errors take the QP to ERROR.
  */
 static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 {
@@ -361,7 +479,9 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 	bool have_irq = false, drained, peer_fin;
 	unsigned long flags;
 	u32 idx = 0;
-	int ret;
+
+	if (qp->txm.kind != KIWARP_TXM_NONE)
+		return kiwarp_txm_go(qp, 0);
 
 	/*
 	 * After the peer's FIN nothing more of ours is sent (it would be
@@ -410,11 +530,9 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	if (have_irq)
-		return kiwarp_tx_read_resp(qp, &e) ?: 1;
-	if (w) {
-		ret = kiwarp_tx_wqe(qp, w, idx);
-		return ret ?: 1;
-	}
+		return kiwarp_tx_read_resp(qp, &e);
+	if (w)
+		return kiwarp_tx_wqe(qp, w, idx);
 	if (st == KIWARP_QPS_CLOSING && !qp->fin_sent && drained) {
 		/*
 		 * From now on data from the peer is an error (rx.c): so not
@@ -454,7 +572,13 @@ void kiwarp_tx_work(struct work_struct *work)
 			break;
 		}
 		if (term) {
-			kiwarp_tx_terminate(qp);
+			if (kiwarp_tx_terminate(qp) == -EAGAIN) {
+				/* on from sk_write_space: still to send */
+				spin_lock_irqsave(&qp->state_lock, flags);
+				qp->term_pending = true;
+				spin_unlock_irqrestore(&qp->state_lock, flags);
+				break;
+			}
 			/* in TCP's hands now: the teardown may go on */
 			smp_store_release(&qp->term_sending, false);
 			wake_up_var(&qp->term_sending);
@@ -464,6 +588,8 @@ void kiwarp_tx_work(struct work_struct *work)
 		if (st != KIWARP_QPS_RTS && st != KIWARP_QPS_CLOSING)
 			break;	/* the teardown flushes */
 		ret = kiwarp_tx_step(qp, st);
+		if (ret == -EAGAIN)
+			break;	/* TCP is full: sk_write_space resumes us */
 		if (ret < 0) {
 			qp->stats.errors++;
 			kiwarp_qp_down_status(qp, ret == -EPIPE ? -ECONNRESET :

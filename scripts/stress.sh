@@ -2,7 +2,7 @@
 # `make stress`: the stress suites (scripts/guest/stress.sh) at full length
 # on the debug kernel (KASAN, lockdep, kmemleak, the hung-task detector),
 # judged like `make check`'s guest stage (kdapl-report: every case, every
-# splat, every leak), then the table of what was tried. About 95 minutes
+# splat, every leak), then the table of what was tried. About 105 minutes
 # on two cores. `make check` runs the same suites short; so does
 # `make stress STRESS_LEVEL=check`.
 set -u
@@ -22,14 +22,12 @@ ktree=$("$top/scripts/build-kernel.sh" debug | tail -n 1) ||
 	fail "building the debug kernel failed"
 make -C "$top" modules KDIR="$ktree" >"$build/stress-modules.log" 2>&1 ||
 	{ tail -n 30 "$build/stress-modules.log"; fail "modules did not build"; }
-# the report parser (host tools)
-if [ ! -x "$build/tools/report/kdapl-report" ]; then
-	if ! cmake -S "$top/tools" -B "$build/tools" \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/cmake.log" 2>&1 ||
-	   ! cmake --build "$build/tools" -j"$(nproc)" --target kdapl-report \
-		>>"$build/cmake.log" 2>&1; then
-		fail "building kdapl-report failed"
-	fi
+# the host tools: the report parser, the wire peer (rx_fuzz)
+if ! cmake -S "$top/tools" -B "$build/tools" \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/cmake.log" 2>&1 ||
+   ! cmake --build "$build/tools" -j"$(nproc)" \
+	--target kdapl-report kiwarp-wirepeer >>"$build/cmake.log" 2>&1; then
+	fail "building kdapl-report and kiwarp-wirepeer failed"
 fi
 
 # STRESS_LEVEL=check: the short form of make check (a 3-minute run of

@@ -419,7 +419,9 @@ kiwarp_wire_user_suite() {
 	local segs=/sys/module/kiwarp/parameters/fpdu_segs old
 	old=$(cat "$segs")
 	echo 1 >"$segs"
-	timeout 600 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 >>"$RESULTS" ||
+	# and 60 rounds of random FPDU streams (make stress runs 800)
+	timeout 600 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 --fuzz 60 \
+		--seed "$(date +%s)" >>"$RESULTS" ||
 		echo "kdapl-guest: kiwarp-wirepeer exit $?"
 	echo "$old" >"$segs"
 	cat /sys/kernel/debug/kiwarp_wire_target/conns

@@ -6,7 +6,7 @@
 # after lib.sh, which sets up the hosts, kw1/kw2 and loads the modules.
 #
 # STRESS_LEVEL=check (the short form in `make check`, about 5 minutes) or
-# stress (`make stress`, about 95 minutes, estimated). Every command's figures are
+# stress (`make stress`, about 105 minutes, estimated). Every command's figures are
 # appended to $STRESS_TABLE, which the host prints at the end.
 STRESS_LEVEL=${STRESS_LEVEL:-check}
 STRESS_TABLE=$OUT/stress-table.txt
@@ -396,6 +396,24 @@ stress_many() {
 	return $rc
 }
 
+# Random FPDU streams into connected QPs (issue 18 item 7): $1 rounds of
+# kiwarp-wirepeer's fuzz_rx_streams (tools/wirepeer: a new connection a
+# round to kiwarp_wire_target.ko on kw0, 1-8 mutated frames, then FIN;
+# the canaries around the target's region and receive buffers must stay
+# intact), a new seed each run, printed with the figures. The target
+# keeps every connection until it is unloaded: at most 1,000 rounds.
+stress_rx_fuzz() {
+	local out rc=0
+	insmod "$MODDIR/kiwarp_wire_target.ko" || return 1
+	out=$(timeout 3000 "$WIREPEER" --addr "$KW_A_ADDR" --port 7180 \
+		--fuzz "$1" --only-fuzz 1 --seed "$(date +%s)" 2>&1) || rc=1
+	echo "$out" | sed -n 's/^ *# fuzz_rx_streams: //p' |
+		sed "s/^/$STRESS_LEVEL rx_fuzz /" >>"$STRESS_TABLE"
+	[ $rc -eq 0 ] || echo "$out" | grep -v '^ *ok'
+	rmmod kiwarp_wire_target || rc=1
+	return $rc
+}
+
 # `rdma link add` racing the deletion of its netdev, $1 rounds (issue 19,
 # the fix beside item 10). Odd rounds widen the window between the
 # device's registration and kiwarp's netdev check to 4 s (kiwarp's
@@ -462,15 +480,15 @@ stress_newlink_race() {
 }
 
 kdapl_stress_suite() {
-	local soak churn spfree ctl_churn links hotplug faults cut resets many p
+	local soak churn spfree ctl_churn links hotplug faults cut resets many fuzz p
 	if [ "$STRESS_LEVEL" = stress ]; then
-		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10 resets=50 many=1000
+		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10 resets=50 many=1000 fuzz=800
 	else
-		soak=15 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3 resets=2 many=100
+		soak=15 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3 resets=2 many=100 fuzz=40
 	fi
 	: >"$STRESS_TABLE"
 	stress_trace 1
-	ktap_suite kdapl_stress $((18 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_suite kdapl_stress $((19 + $(echo "$STRESS_PROFILES" | wc -w)))
 	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko"
 	local slab0
 	slab0=$(stress_slab_kb)
@@ -497,6 +515,7 @@ kdapl_stress_suite() {
 	ktap_check netdev_delete_under_streams stress_reset netdev "$resets"
 	ktap_check many_psp stress_many many "$many"
 	ktap_check many_ssp stress_many many_ssp "$many"
+	ktap_check rx_fuzz stress_rx_fuzz "$fuzz"
 	# shellcheck disable=SC2086 # rounds and step
 	ktap_check allocation_failures stress_faults $faults
 	# shellcheck disable=SC2086 # rounds and step

@@ -5,6 +5,7 @@
 // kunit/kiwarp_wire_target.c), run inside the test guest:
 //
 //   kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME]
+//                   [--fuzz ROUNDS [--seed S] [--only-fuzz 1]]
 //
 // Every case opens its own TCP connection. MPA cases send a bad Request
 // and expect an MPA reject Reply or the connection closed, and no new
@@ -16,7 +17,9 @@
 // TERMINATEs counted, the canaries around the region and the receive
 // buffers intact and, where the frame was refused before placement,
 // the region untouched. One valid case first: an RDMA Read over a small
-// MSS, whose Read Response FPDUs must each fit it. The result is KTAP on
+// MSS, whose Read Response FPDUs must each fit it. With --fuzz, a last
+// case fuzz_rx_streams sends ROUNDS connections random FPDU streams
+// (FuzzRx(); --only-fuzz: that case alone). The result is KTAP on
 // stdout, one case each.
 
 #include <arpa/inet.h>
@@ -28,9 +31,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -49,6 +54,10 @@ struct Options {
 	std::string conns = "/sys/kernel/debug/kiwarp_wire_target/conns";
 	std::string suite = "kiwarp_wire_user";
 	std::string fpdu_segs = "/sys/module/kiwarp/parameters/fpdu_segs";
+	std::string qps = "/sys/kernel/debug/kiwarp/kw0/qps";
+	unsigned fuzz = 0;		// rounds of fuzz_rx_streams, 0: none
+	std::uint64_t seed = 1;
+	bool only_fuzz = false;		// the fuzz case alone
 };
 
 Options opt;
@@ -104,7 +113,7 @@ ConnLine WaitConn(unsigned port, const std::function<bool(const ConnLine &)> &pr
 
 class Sock {
 public:
-	explicit Sock(int mss = 0)
+	explicit Sock(int mss = 0, int rcvbuf = 0)
 	{
 		fd = socket(AF_INET, SOCK_STREAM, 0);
 		Require(fd >= 0, "socket: " + std::string(strerror(errno)));
@@ -116,6 +125,9 @@ public:
 		if (mss)
 			setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss,
 				   sizeof(mss));
+		if (rcvbuf)
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				   sizeof(rcvbuf));
 	}
 	~Sock() { close(fd); }
 	Sock(const Sock &) = delete;
@@ -377,6 +389,116 @@ void ReadWithinMss()
 	Require(c.num("terms_sent") == 0, "a TERMINATE was sent");
 }
 
+// The target QP's tx_waits (kiwarp's debugfs "qps" line of the QP whose
+// remote port is @port), -1 if there is none.
+long TxWaits(unsigned port)
+{
+	std::ifstream f(opt.qps);
+	std::string line, tag = ":" + std::to_string(port) + " mpa ";
+
+	while (std::getline(f, line)) {
+		auto at = line.find(" tx_waits ");
+
+		if (line.find(tag) != std::string::npos && at != line.npos)
+			return std::stol(line.substr(at + 10));
+	}
+	return -1;
+}
+
+// Kernel threads whose stack shows a kiwarp TX work sleeping for room in
+// a socket (/proc/<pid>/stack).
+unsigned TxSleepers()
+{
+	unsigned n = 0;
+
+	for (const auto &d : std::filesystem::directory_iterator("/proc")) {
+		std::string pid = d.path().filename();
+
+		if (pid.find_first_not_of("0123456789") != pid.npos)
+			continue;
+		std::ifstream f(d.path() / "stack");
+		std::stringstream ss;
+
+		if (!f)
+			continue;
+		ss << f.rdbuf();
+		std::string st = ss.str();
+		if (st.find("sk_stream_wait_memory") != st.npos &&
+		    st.find("kiwarp_tx") != st.npos)
+			n++;
+	}
+	return n;
+}
+
+// A peer that stops reading (issue 18 item 6): it sends RDMA Read
+// Requests of the whole region, one at a time, with a 4 KiB receive
+// buffer, and reads nothing, until the target's TX found TCP full
+// (tx_waits). Then no kernel thread may sleep in a kiwarp TX work for
+// room (the TX work goes on from sk_write_space instead: a sleeping one
+// held a worker, or the workqueue's rescuer with every QP's work queued
+// behind it), and another connection on the device must complete an
+// MPA exchange and an RDMA Read. The suite's rmmod of the target later
+// destroys the stuck QP.
+void PeerStopsReading()
+{
+	Sock s(0, 4096);
+	bool crc = MpaConnect(s, false);
+	ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
+		return l.get("ready") == "1" && l.get("state") == "RTS";
+	}, "the target's MR");
+	ddp_hdr h{};
+	unsigned sent = 0;
+
+	h.opcode = RDMAP_READ_REQ;
+	h.last = true;
+	h.sink_stag = 0x7700;
+	h.sink_to = 0x10000;
+	h.read_size = static_cast<u32>(c.num("len"));
+	h.src_stag = static_cast<u32>(c.num("stag"));
+	h.src_to = c.num("to");
+	while (TxWaits(s.local_port) <= 0) {
+		Require(sent < 400, "TCP never full after " +
+			std::to_string(sent) + " Read Requests");
+		h.msn = ++sent;
+		s.Send(wirepeer::Fpdu(h, 0, crc));
+		std::this_thread::sleep_for(20ms);
+	}
+	for (int i = 0; i < 5; i++) {
+		Require(TxSleepers() == 0,
+			"a kiwarp TX work sleeps in sendmsg for room");
+		std::this_thread::sleep_for(100ms);
+	}
+	Sock other;
+	auto t0 = std::chrono::steady_clock::now();
+
+	MpaConnect(other, false);
+	ConnLine oc = WaitConn(other.local_port, [](const ConnLine &l) {
+		return l.get("ready") == "1" && l.get("state") == "RTS";
+	}, "the other connection's MR");
+	h.msn = 1;
+	h.src_stag = static_cast<u32>(oc.num("stag"));
+	h.src_to = oc.num("to");
+	other.Send(wirepeer::Fpdu(h, 0, false));
+	std::uint32_t got = 0;
+	while (got < h.read_size) {
+		std::vector<std::uint8_t> f = ReadFpdu(other);
+		const u8 *u;
+		u16 ulen;
+		ddp_hdr r{};
+		ddp_err err{};
+
+		Require(!f.empty(), "the other connection's Read stopped");
+		Require(mpa_fpdu_decode(f.data(), f.size(), false, 0xffff,
+					&u, &ulen) > 0 &&
+			ddp_hdr_decode(u, ulen, &r, &err) > 0 &&
+			r.opcode == RDMAP_READ_RESP, "not a Read Response");
+		got += ulen - ddp_hdr_len(u[0], u[1], &err);
+	}
+	Require(std::chrono::steady_clock::now() - t0 < 5s,
+		"the other connection took over 5 s");
+	Require(TxWaits(s.local_port) > 0, "the stuck QP is gone");
+}
+
 ddp_hdr Tagged(const ConnLine &c, std::uint64_t to)
 {
 	ddp_hdr h{};
@@ -408,9 +530,153 @@ struct Case {
 	std::function<void()> run;
 };
 
+// One frame of a fuzz stream: a valid one (a Write into or past the
+// region, a Send, a Read Request of part of it, a TERMINATE), then at
+// random a header field changed and at random its bytes (a flipped bit,
+// a cut, the MPA length, bytes appended). Never empty.
+std::vector<std::uint8_t> FuzzFrame(std::mt19937_64 &rng, const ConnLine &c,
+				    bool crc)
+{
+	const std::uint64_t to = c.num("to");
+	const std::uint32_t len = static_cast<std::uint32_t>(c.num("len"));
+	std::uint32_t pay = 0;
+	ddp_hdr h{};
+
+	switch (rng() % 4) {
+	case 0:
+		h = Tagged(c, to + rng() % len);
+		pay = rng() % 256;
+		break;
+	case 1:
+		h = Untagged(RDMAP_SEND, 1 + rng() % 3);
+		pay = rng() % 96;
+		break;
+	case 2:
+		h = Untagged(RDMAP_READ_REQ, 1 + rng() % 3);
+		h.sink_stag = static_cast<u32>(rng());
+		h.sink_to = rng();
+		h.read_size = rng() % (len + 64);
+		h.src_stag = static_cast<u32>(c.num("stag"));
+		h.src_to = to + rng() % len;
+		break;
+	default:
+		h = Untagged(RDMAP_TERMINATE, 1);
+		h.term_layer = rng() % 3;
+		h.term_etype = rng() % 4;
+		h.term_ecode = static_cast<u8>(rng());
+		break;
+	}
+	switch (rng() % 10) {
+	case 0:
+		h.opcode = rng() % 16;
+		break;
+	case 1:
+		h.stag ^= 1u << (rng() % 32);
+		break;
+	case 2:
+		h.to += rng() % 8192 - 4096;
+		break;
+	case 3:
+		h.last = !h.last;
+		break;
+	case 4:
+		h.msn = static_cast<u32>(rng());
+		break;
+	case 5:
+		h.mo = rng() % 512;
+		break;
+	case 6:
+		h.tagged = !h.tagged;
+		break;
+	default:
+		break;
+	}
+	std::vector<std::uint8_t> f = wirepeer::Fpdu(h, pay, crc);
+
+	if (f.empty())		// a header the codec refuses: raw bytes
+		f.resize(1 + rng() % 64);
+	switch (rng() % 8) {
+	case 0:
+		f[rng() % f.size()] ^= 1u << (rng() % 8);
+		break;
+	case 1:
+		f.resize(1 + rng() % f.size());
+		break;
+	case 2:
+		f[0] = static_cast<u8>(rng());
+		if (f.size() > 1)
+			f[1] = static_cast<u8>(rng());
+		break;
+	case 3:
+		for (unsigned i = rng() % 64; i; i--)
+			f.push_back(static_cast<u8>(rng()));
+		break;
+	default:
+		break;
+	}
+	return f;
+}
+
+// Random FPDU streams into connected QPs (issue 18 item 7): opt.fuzz
+// rounds, each a new connection (CRC on or off at random) that gets 1 to
+// 8 frames of FuzzFrame() in one send; what comes back (TERMINATE, Read
+// Responses) is read and dropped, then our FIN; once the target's QP is
+// in ERROR its canaries around the region and the receive buffers must
+// be intact: nothing placed outside a registered region, whatever came.
+// The kernel log is judged by the runner. Prints the figures.
+void FuzzRx()
+{
+	std::mt19937_64 rng(opt.seed);
+	std::uint64_t frames = 0, bytes = 0;
+	unsigned terms = 0, closes = 0;
+
+	for (unsigned r = 0; r < opt.fuzz; r++) {
+		Sock s;
+		bool crc = MpaConnect(s, rng() & 1);
+		ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
+			return l.get("ready") == "1" && l.get("state") == "RTS";
+		}, "the target's MR");
+		std::vector<std::uint8_t> stream, rx;
+		unsigned n = 1 + rng() % 8;
+
+		for (unsigned i = 0; i < n; i++) {
+			auto f = FuzzFrame(rng, c, crc);
+
+			stream.insert(stream.end(), f.begin(), f.end());
+		}
+		frames += n;
+		bytes += stream.size();
+		// the target may close at once: no verdict on the send
+		(void)!send(s.fd, stream.data(), stream.size(), MSG_NOSIGNAL);
+		timeval tv = {0, 200000};
+		setsockopt(s.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (s.ReadExact(rx, 1)) {
+			if (rx.size() > (1u << 20))
+				break;
+		}
+		wirepeer::Outcome o = wirepeer::Judge(rx, crc, s.closed);
+
+		terms += o.terminate;
+		closes += s.closed;
+		s.ShutWrite();
+		c = WaitConn(s.local_port, [](const ConnLine &l) {
+			return l.get("state") == "ERROR";
+		}, "the QP in ERROR after round " + std::to_string(r));
+		Require(c.get("guard") == "ok" && c.get("recv_guard") == "ok",
+			"round " + std::to_string(r) + " (seed " +
+			std::to_string(opt.seed) + "): a canary was hit");
+	}
+	std::cout << "    # fuzz_rx_streams: rounds " << opt.fuzz << " seed "
+		  << opt.seed << " frames " << frames << " bytes " << bytes
+		  << " terminates_first " << terms << " closed " << closes
+		  << "\n";
+}
+
 std::vector<Case> Cases()
 {
-	return {
+	if (opt.only_fuzz)
+		return {{"fuzz_rx_streams", FuzzRx}};
+	std::vector<Case> cases = {
 	{"read_responses_within_mss", ReadWithinMss},
 	{"mpa_bad_key", [] {
 		MpaCase(wirepeer::MpaRequest(MPA_REVISION_2, false, false, 4,
@@ -433,6 +699,7 @@ std::vector<Case> Cases()
 		r.resize(10);
 		MpaCase(r, true);
 	}},
+	{"peer_stops_reading", PeerStopsReading},
 	{"mpa_request_trickled", [] {
 		Sock s;
 
@@ -572,6 +839,9 @@ std::vector<Case> Cases()
 		}, {false}, true);
 	}},
 	};
+	if (opt.fuzz)
+		cases.push_back({"fuzz_rx_streams", FuzzRx});
+	return cases;
 }
 
 }  // namespace
@@ -591,8 +861,14 @@ int main(int argc, char **argv)
 			opt.suite = v;
 		else if (a == "--fpdu-segs-file")
 			opt.fpdu_segs = v;
+		else if (a == "--fuzz")
+			opt.fuzz = std::stoul(v);
+		else if (a == "--seed")
+			opt.seed = std::stoull(v);
+		else if (a == "--only-fuzz")
+			opt.only_fuzz = v == "1";
 		else {
-			std::cerr << "usage: kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME] [--fpdu-segs-file F]\n";
+			std::cerr << "usage: kiwarp-wirepeer [--addr A] [--port P] [--conns FILE] [--suite NAME] [--fpdu-segs-file F] [--fuzz ROUNDS] [--seed S] [--only-fuzz 0|1]\n";
 			return 2;
 		}
 	}
