@@ -631,12 +631,15 @@ void kiwarp_qp_down_work(struct work_struct *work)
 
 	/*
 	 * A TERMINATE queued for the TX work goes out first (siw, too, sends
-	 * a pending one before it drops the connection). Bounded: a TX work
-	 * stuck on a peer that stopped reading is freed only by the reset
-	 * below, and such a peer would not read the TERMINATE either.
+	 * a pending one before it drops the connection). Bounded: a peer
+	 * that stopped reading would not read it either. One still not in
+	 * TCP, or a batch TCP has part of, ends in a reset: a FIN behind a
+	 * cut FPDU would be a framing error for the peer.
 	 */
 	wait_var_event_timeout(&qp->term_sending, !kiwarp_qp_term_busy(qp),
 			       msecs_to_jiffies(KIWARP_TERM_WAIT_MS));
+	if (kiwarp_qp_term_busy(qp) || READ_ONCE(qp->tx_partial))
+		WRITE_ONCE(qp->abort, true);
 	mutex_lock(&qp->conn_lock);
 	sock = qp->sock;
 	if (!sock) {
@@ -652,17 +655,17 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	write_unlock_bh(&sk->sk_callback_lock);
 	if (READ_ONCE(qp->abort)) {
 		/*
-		 * A reset, now: it also wakes the TX work should it wait in
-		 * sendmsg for a window the peer never opens (sk_err), so
-		 * the flush below cannot hang on a peer that stopped reading.
-		 * What it purges was not delivered: zero-copy batches among
-		 * it must not complete their WQEs (they get flushed).
+		 * A reset, now: it also wakes a zero-copy send waiting for
+		 * a window the peer never opens (sk_err), so the flush
+		 * below cannot hang on a peer that stopped reading. What it
+		 * purges was not delivered: zero-copy batches among it must
+		 * not complete their WQEs (they get flushed).
 		 */
 		kiwarp_zc_quiesce(qp);
 		sock_no_linger(sk);
 		tcp_abort(sk, ECONNABORTED);
 	} else {
-		/* FIN; SEND_SHUTDOWN wakes a TX waiting for window too */
+		/* FIN; SEND_SHUTDOWN wakes a zero-copy send waiting too */
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 	}
 	mutex_unlock(&qp->conn_lock);

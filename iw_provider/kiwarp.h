@@ -401,7 +401,10 @@ struct kiwarp_txbuf {
  * @idx: a WQE's SQ slot (counted as processed)
  * @h: its header, @hlen bytes encoded; the payload at most @max_pay
  *	bytes an FPDU
- * @src: where the payload comes from (its MR referenced)
+ * @read: a WQE's Read Request (it completes in RX, not here)
+ * @src: where the payload comes from (the current SGE's MR referenced;
+ *	the memory of pieces still in unsent kvecs is the ULP's, as for any
+ *	WQE not completed)
  * @base_to: the first byte's tagged offset
  * @total: payload bytes; @sent: those put in batches so far
  * @try_zc: its batches may be lent to TCP (zc.c); @zc: one was
@@ -419,6 +422,7 @@ enum kiwarp_txm_kind {
 struct kiwarp_txmsg {
 	enum kiwarp_txm_kind kind;
 	u32 idx;
+	bool read;
 	struct ddp_hdr h;
 	u32 hlen;
 	u32 max_pay;
@@ -600,6 +604,10 @@ struct kiwarp_qp {
 	struct kiwarp_rx rx;
 	struct kiwarp_txbuf txb;	/* TX work only */
 	struct kiwarp_txmsg txm;	/* TX work only */
+	bool tx_partial;	/* TCP has part of a batch (TX work writes,
+				 * the teardown reads: a FIN behind it would
+				 * cut an FPDU, so it resets instead)
+				 */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	struct kiwarp_qp_stats stats;
 	struct list_head stats_node;	/* on kdev->stats_qps, stats_lock */

@@ -15,7 +15,7 @@
  * sent are flushed.
  *
  * A message is cut into FPDUs of at most fpdu_segs path MSS (fpdu_max).
- * Up to KIWARP_TX_BATCH of them go to TCP in one kernel_sendmsg() of a
+ * Up to KIWARP_TX_BATCH of them go to TCP in one sendmsg of a
  * kvec array (qp->txb): per FPDU its header, the payload straight from
  * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
  * set but for the batch that ends the message, so TCP builds full-size
@@ -130,6 +130,7 @@ static int kiwarp_txm_start(struct kiwarp_qp *qp, enum kiwarp_txm_kind kind,
 
 	m->kind = kind;
 	m->idx = idx;
+	m->read = kind == KIWARP_TXM_WQE && h->opcode == RDMAP_READ_REQ;
 	m->h = *h;
 	m->base_to = h->to;
 	m->total = total;
@@ -177,11 +178,21 @@ static int kiwarp_txm_push(struct kiwarp_qp *qp)
 	ret = sock_sendmsg(qp->sock, &msg);
 	if (ret > 0)
 		m->done += ret;
+	WRITE_ONCE(qp->tx_partial, m->done && m->done < m->flen);
 	if (m->done == m->flen)
 		return 0;
 	if (ret < 0 && ret != -EAGAIN)
 		return ret;
 	qp->stats.tx_waits++;
+	if (sk_stream_memory_free(qp->sock->sk)) {
+		/*
+		 * Room, but TCP could not allocate (an skb, a page frag):
+		 * with nothing in flight no ACK calls sk_write_space. Try
+		 * again in a moment, as sk_stream_wait_memory() would.
+		 */
+		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
+		kiwarp_qp_kick_tx(qp);
+	}
 	return -EAGAIN;
 }
 
@@ -275,6 +286,7 @@ static int kiwarp_txm_end(struct kiwarp_qp *qp, int ret)
 	m->kind = KIWARP_TXM_NONE;
 	m->flen = 0;
 	m->done = 0;
+	WRITE_ONCE(qp->tx_partial, false);
 	if (kind == KIWARP_TXM_READ_RESP && ret == -EACCES)
 		kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP,
 				    RDMAP_ETYPE_REMOTE_PROTECTION,
@@ -286,7 +298,11 @@ static int kiwarp_txm_end(struct kiwarp_qp *qp, int ret)
 		kiwarp_tx_complete(qp, m->idx, IB_WC_LOC_PROT_ERR);
 		return ret;
 	}
-	if (!ret && !kiwarp_wr_is_read(w->opcode)) {
+	/*
+	 * Not w->opcode: a Read's slot may be retired and reused by now (its
+	 * Response can come while the Request is still ours to send).
+	 */
+	if (!ret && !m->read) {
 		w->byte_len = w->total_len;
 		/* lent to TCP: done when TCP has it acknowledged */
 		if (m->zc)
@@ -317,6 +333,7 @@ void kiwarp_tx_release(struct kiwarp_qp *qp)
 	qp->txm.kind = KIWARP_TXM_NONE;
 	qp->txm.flen = 0;
 	qp->txm.done = 0;
+	WRITE_ONCE(qp->tx_partial, false);
 }
 
 /*
@@ -343,6 +360,8 @@ static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
 			ret = kiwarp_txm_push(qp);
 			if (ret)
 				return ret == -EAGAIN ? ret : 0;
+			qp->stats.tx_fpdus += m->nf;
+			qp->stats.tx_bytes += m->payload;
 		}
 		kiwarp_tx_release(qp);
 		h.msn = qp->send_msn[DDP_QN_TERMINATE]++;
@@ -499,7 +518,7 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		 * requester frees its ORD slot when the last segment of the
 		 * response arrives and may send its next Read Request at
 		 * once, which can be parsed (from the socket backlog, at
-		 * release_sock) before kiwarp_tx_msg() returns. Freeing the
+		 * release_sock) before the response is sent. Freeing the
 		 * slot after the send made that request overflow the IRD
 		 * (a TERMINATE) whenever the requester used its whole ORD.
 		 */
@@ -573,10 +592,15 @@ void kiwarp_tx_work(struct work_struct *work)
 		}
 		if (term) {
 			if (kiwarp_tx_terminate(qp) == -EAGAIN) {
-				/* on from sk_write_space: still to send */
+				/*
+				 * On from sk_write_space while the teardown
+				 * waits for it (KIWARP_TERM_WAIT_MS), then a
+				 * reset: such a peer may never read.
+				 */
 				spin_lock_irqsave(&qp->state_lock, flags);
 				qp->term_pending = true;
 				spin_unlock_irqrestore(&qp->state_lock, flags);
+				kiwarp_qp_error(qp);
 				break;
 			}
 			/* in TCP's hands now: the teardown may go on */
