@@ -472,9 +472,10 @@ void kiwarp_sk_data_ready(struct sock *sk)
 
 /*
  * TCP has room again after a send that found none (SOCK_NOSPACE): the
- * TX work goes on with its message (tx.c). The original callback runs
- * first: it clears SOCK_NOSPACE, which the TX work may set again, and
- * wakes a zero-copy send waiting for room.
+ * TX work goes on with its message (tx.c), if it is waiting for room
+ * (qp->tx_blocked). The original callback runs first: it clears
+ * SOCK_NOSPACE, which the TX work may set again, and wakes a zero-copy
+ * send waiting for room.
  */
 void kiwarp_sk_write_space(struct sock *sk)
 {
@@ -484,8 +485,10 @@ void kiwarp_sk_write_space(struct sock *sk)
 	qp = sk->sk_user_data;
 	if (qp) {
 		qp->saved.write_space(sk);
-		if (sk_stream_is_writeable(sk))
+		if (READ_ONCE(qp->tx_blocked) && sk_stream_is_writeable(sk)) {
+			WRITE_ONCE(qp->tx_blocked, false);
 			kiwarp_qp_queue(qp, &qp->tx_work);
+		}
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }

@@ -175,12 +175,19 @@ static int kiwarp_txm_push(struct kiwarp_qp *qp)
 		msg.msg_flags |= MSG_MORE;
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, qp->txb.vec, m->nv, m->flen);
 	iov_iter_advance(&msg.msg_iter, m->done);
+	/*
+	 * Before the send: a write space that comes once TCP is full must
+	 * find it set (kiwarp_sk_write_space()); cleared when all went.
+	 */
+	WRITE_ONCE(qp->tx_blocked, true);
 	ret = sock_sendmsg(qp->sock, &msg);
 	if (ret > 0)
 		m->done += ret;
 	WRITE_ONCE(qp->tx_partial, m->done && m->done < m->flen);
-	if (m->done == m->flen)
+	if (m->done == m->flen) {
+		WRITE_ONCE(qp->tx_blocked, false);
 		return 0;
+	}
 	if (ret < 0 && ret != -EAGAIN)
 		return ret;
 	qp->stats.tx_waits++;
@@ -334,6 +341,7 @@ void kiwarp_tx_release(struct kiwarp_qp *qp)
 	qp->txm.flen = 0;
 	qp->txm.done = 0;
 	WRITE_ONCE(qp->tx_partial, false);
+	WRITE_ONCE(qp->tx_blocked, false);
 }
 
 /*
