@@ -13,7 +13,7 @@ PKGS="build-essential bc flex bison libelf-dev libssl-dev dwarves cpio
 busybox-static kmod xz-utils qemu-system-x86 linux-source-6.1 sparse
 perl python3 iproute2 iputils-ping rdmacm-utils ibverbs-utils ibverbs-providers
 libibverbs-dev librdmacm-dev cmake g++ libgtest-dev pkg-config clang
-dapl2-utils libdapl2 gnuplot-nox nfs-kernel-server
+dapl2-utils libdapl2 gnuplot-nox nfs-kernel-server fio
 linux-image-amd64 linux-headers-amd64 dkms"
 
 missing=""

@@ -6,28 +6,38 @@
 # bench <command...>: run one command, append its figures to $RAW,
 # each marked with the round "@$ROUND" when ROUND is set (interleave).
 # ONLY (bench.conf), an extended regex, skips commands that do not match.
+# A command is kdapl_bench's (its ctl file) or "fio ..." (cons_fio,
+# consumer-bench.sh).
 ONLY=${ONLY:-}
 ROUND=
 bench() {
-	local t0=$SECONDS
+	local t0=$SECONDS out
 	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
 		return 0
 	fi
 	if [ -n "${PROFILE:-}" ]; then
-		profile_cmd "$@"
+		if [ "$1" = fio ]; then
+			echo "kdapl-bench: not profiled (fio): $*"
+		else
+			profile_cmd "$@"
+		fi
 		return 0
 	fi
-	if echo "$*" >"$CTL"; then
-		if [ -n "$ROUND" ]; then
-			sed "/^#/!s/\$/ @$ROUND/" "$CTL" >>"$RAW"
-		else
-			cat "$CTL" >>"$RAW"
-		fi
+	if [ "$1" = fio ]; then
+		out=$(cons_fio "${@:2}")
+	elif echo "$*" >"$CTL"; then
+		out=$(cat "$CTL")
 	else
-		echo "# failed: $*" >>"$RAW"
-		cat "$CTL" >>"$RAW"
-		echo "kdapl-bench: failed: $*"
+		out="# failed: $*"$'\n'$(cat "$CTL")
 	fi
+	if [ "$1" = fio ] && [ -z "$out" ]; then
+		out="# failed: $*"
+	fi
+	case "$out" in
+	"# failed: "*) echo "kdapl-bench: failed: $*" ;;
+	*) [ -z "$ROUND" ] || out=$(echo "$out" | sed "/^#/!s/\$/ @$ROUND/") ;;
+	esac
+	echo "$out" >>"$RAW"
 	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
 }
 

@@ -11,10 +11,14 @@
 # the host turns them into the table, bench.json and the plot.
 #
 # $KDAPL_RUN/bench.conf may set REPS, MS, WARM_MS, ROUNDS, WARM_ROUNDS,
-# SETUPS, SIZES, LAT_SIZES, SCALE_CONNS, SWEEP_* , ONLY (quick runs).
+# SETUPS, SIZES, LAT_SIZES, SCALE_CONNS, SWEEP_* , CONS_*, ONLY (quick
+# runs).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/bench-lib.sh"
+. "$KDAPL_SRC/scripts/guest/nvme.sh"
+. "$KDAPL_SRC/scripts/guest/nfs.sh"
+. "$KDAPL_SRC/scripts/guest/consumer-bench.sh"
 
 REPS=10			# rounds: measured runs per figure, interleaved
 MS=1000			# duration of one throughput run
@@ -198,5 +202,8 @@ for s in $LAT_SIZES; do
 		"verbs test=lat $VERBS vec_a=0 vec_b=0 $lat tag=ours1cpu.verbs.lat.$s"
 done
 unload_stack
+# The kernel's storage consumers over kiwarp, siw, rxe and TCP
+# (consumer-bench.sh)
+consumer_bench_a
 rmmod kiwarp
 guest_marker "done"

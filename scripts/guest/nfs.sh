@@ -16,15 +16,40 @@ NFS_MNT=/tmp/nfs-mnt
 NFS_DATA=/tmp/nfs-data
 NFS_OPTS=vers=3,proto=rdma,port=20049,nolock,mountproto=tcp
 
-# The server, all in namespace b (its nfsd, rpcbind and mountd live in
-# the mount namespace ip-netns-exec makes; they keep it).
+# The server's network namespace: b (its nfsd, rpcbind and mountd live
+# in the mount namespace ip-netns-exec makes; they keep it); empty for
+# the root namespace (make bench's two-guest topology).
+NFS_NETNS=${NFS_NETNS-b}
+
+# nfs_in_ns CMD...: CMD in the server's namespace
+nfs_in_ns() {
+	if [ -n "$NFS_NETNS" ]; then
+		ip netns exec "$NFS_NETNS" "$@"
+	else
+		"$@"
+	fi
+}
+
+# The processes of the server's namespace
+nfs_ns_pids() {
+	local p
+	if [ -n "$NFS_NETNS" ]; then
+		ip netns pids "$NFS_NETNS"
+		return
+	fi
+	for p in /proc/[0-9]*; do
+		echo "${p#/proc/}"
+	done
+}
+
+# The server, all in its namespace.
 nfs_server_start() {
 	mkdir -p "$NFS_EXPORT" /var/lib/nfs 2>/dev/null
 	mount -t tmpfs tmpfs /var/lib/nfs &&
 	: >/var/lib/nfs/etab && : >/var/lib/nfs/rmtab &&
 	: >/var/lib/nfs/xtab || return 1
 	mount -t tmpfs tmpfs "$NFS_EXPORT" || return 1
-	ip netns exec b sh -c "
+	nfs_in_ns sh -c "
 		mount -t nfsd nfsd /proc/fs/nfsd &&
 		rpcbind -w &&
 		exportfs -o rw,fsid=0,insecure,no_root_squash,no_subtree_check \
@@ -39,14 +64,14 @@ nfs_server_start() {
 # kw2, its daemons) is said on the console for the later suites' sake.
 nfs_server_stop() {
 	local pid
-	ip netns exec b sh -c "
+	nfs_in_ns sh -c "
 		mount -t nfsd nfsd /proc/fs/nfsd 2>/dev/null
 		rpc.nfsd 0
 		exportfs -ua
 		[ -z \"\$(cat /proc/fs/nfsd/portlist 2>/dev/null)\" ] ||
 			echo 'kdapl-guest: nfsd still listening'
 		umount /proc/fs/nfsd"
-	for pid in $(ip netns pids b); do
+	for pid in $(nfs_ns_pids); do
 		case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
 		rpcbind | rpc.mountd) kill "$pid" ;;
 		esac
@@ -120,7 +145,7 @@ nfs_server_restart() {
 	head -c 262144 /dev/urandom >"$NFS_DATA/before" &&
 	timeout -s KILL 120 dd if="$NFS_DATA/before" of="$NFS_MNT/before" \
 		bs=65536 oflag=direct status=none || return 1
-	ip netns exec b sh -c "
+	nfs_in_ns sh -c "
 		mount -t nfsd nfsd /proc/fs/nfsd &&
 		rpc.nfsd 0 && sleep 2 &&
 		rpc.nfsd 4 &&

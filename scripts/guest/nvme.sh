@@ -20,58 +20,66 @@ NVME_BACK=/tmp/nvme-backing
 NVME_DATA=/tmp/nvme-data
 NVME_MIB=32
 
-# The subsystem, its namespace (a 64 MiB tmpfs file) and no port yet.
+# nvme_target_setup [NQN [FILE]]: the subsystem NQN (default
+# NVME_NQN), its namespace (a 64 MiB tmpfs file, default NVME_BACK) and
+# no port yet.
 nvme_target_setup() {
+	local nqn=${1:-$NVME_NQN} back=${2:-$NVME_BACK}
+	local sub=$NVME_CFG/subsystems/$nqn
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs configfs /sys/kernel/config || return 1
 	[ -d "$NVME_CFG" ] || { echo "no nvmet in configfs"; return 1; }
-	dd if=/dev/zero of="$NVME_BACK" bs=1M count=64 status=none &&
-	mkdir "$NVME_CFG/subsystems/$NVME_NQN" &&
-	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/attr_allow_any_host" &&
-	mkdir "$NVME_CFG/subsystems/$NVME_NQN/namespaces/1" &&
-	echo "$NVME_BACK" >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/device_path" &&
-	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/buffered_io" &&
-	echo 1 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/enable"
+	dd if=/dev/zero of="$back" bs=1M count=64 status=none &&
+	mkdir "$sub" &&
+	echo 1 >"$sub/attr_allow_any_host" &&
+	mkdir "$sub/namespaces/1" &&
+	echo "$back" >"$sub/namespaces/1/device_path" &&
+	echo 1 >"$sub/namespaces/1/buffered_io" &&
+	echo 1 >"$sub/namespaces/1/enable"
 }
 
-# nvme_port_add ID ADDR: an RDMA port on ADDR:4420 exporting the
-# subsystem; nvmet-rdma listens when the link is made.
+# nvme_port_add ID ADDR [TRTYPE [SVCID [NQN]]]: a port (rdma on 4420
+# and NVME_NQN by default) on ADDR exporting the subsystem; nvmet
+# listens when the link is made.
 nvme_port_add() {
-	local p=$NVME_CFG/ports/$1
+	local p=$NVME_CFG/ports/$1 nqn=${5:-$NVME_NQN}
 	mkdir "$p" &&
-	echo rdma >"$p/addr_trtype" &&
+	echo "${3:-rdma}" >"$p/addr_trtype" &&
 	echo ipv4 >"$p/addr_adrfam" &&
 	echo "$2" >"$p/addr_traddr" &&
-	echo 4420 >"$p/addr_trsvcid" &&
-	ln -s "$NVME_CFG/subsystems/$NVME_NQN" "$p/subsystems/$NVME_NQN" ||
+	echo "${4:-4420}" >"$p/addr_trsvcid" &&
+	ln -s "$NVME_CFG/subsystems/$nqn" "$p/subsystems/$nqn" ||
 		{ dmesg | tail -n 10; return 1; }
 }
 
+# nvme_port_del ID [NQN]
 nvme_port_del() {
 	local p=$NVME_CFG/ports/$1
-	rm -f "$p/subsystems/$NVME_NQN" && rmdir "$p"
+	rm -f "$p/subsystems/${2:-$NVME_NQN}" && rmdir "$p"
 }
 
-# The controller the host made, from /sys/class/nvme (its name).
-NVME_CTRL=
+# nvme_ctrl_of ADDR [TRTYPE]: the controller the host made to ADDR over
+# TRTYPE (rdma by default), from /sys/class/nvme (its name).
 nvme_ctrl_of() {
 	local c
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c/transport" ] || continue
-		grep -qx rdma "$c/transport" &&
+		grep -qx "${2:-rdma}" "$c/transport" &&
 			grep -q "traddr=$1," "$c/address" &&
 			{ basename "$c"; return 0; }
 	done
 	return 1
 }
 
-# nvme_connect ADDR: what "nvme connect -t rdma -a ADDR -s 4420 -n NQN"
-# does; the namespace's block device must appear.
+# nvme_connect ADDR [TRTYPE SVCID NQN]: what "nvme connect -t rdma -a
+# ADDR -s 4420 -n NQN" does; the namespace's block device must appear.
+NVME_CTRL=
 nvme_connect() {
-	local i
-	echo "transport=rdma,traddr=$1,trsvcid=4420,nqn=$NVME_NQN" \
+	local tr=${2:-rdma} i
+	echo "transport=$tr,traddr=$1,trsvcid=${3:-4420},nqn=${4:-$NVME_NQN}" \
 		>/dev/nvme-fabrics || { dmesg | tail -n 20; return 1; }
-	NVME_CTRL=$(nvme_ctrl_of "$1") || { echo "no controller"; return 1; }
+	NVME_CTRL=$(nvme_ctrl_of "$1" "$tr") ||
+		{ echo "no controller"; return 1; }
 	for i in $(seq 1 50); do
 		[ -b "/dev/${NVME_CTRL}n1" ] && return 0
 		sleep 0.2
@@ -101,30 +109,41 @@ nvme_roundtrip() {
 		{ echo "$2: sent $want, read $got, target file $back"; return 1; }
 }
 
-# nvme_disconnect ADDR: the controller goes, and so does its device.
+# nvme_disconnect ADDR [TRTYPE]: the controller goes, and so does its
+# device.
 nvme_disconnect() {
 	local c
-	c=$(nvme_ctrl_of "$1") || { echo "no controller for $1"; return 1; }
+	c=$(nvme_ctrl_of "$1" "${2:-rdma}") ||
+		{ echo "no controller for $1"; return 1; }
 	echo 1 >"/sys/class/nvme/$c/delete_controller" &&
-	! nvme_ctrl_of "$1" >/dev/null && [ ! -e "/dev/${c}n1" ]
+	! nvme_ctrl_of "$1" "${2:-rdma}" >/dev/null && [ ! -e "/dev/${c}n1" ]
 }
 
-# Whatever a failed case left: controllers, ports, the subsystem.
+# Whatever a failed case left: controllers, ports, the subsystems and
+# their backing files.
 nvme_cleanup() {
-	local c p
+	local c p l s back
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c/delete_controller" ] && echo 1 >"$c/delete_controller"
 	done
 	for p in "$NVME_CFG"/ports/*; do
 		[ -d "$p" ] || continue
-		rm -f "$p/subsystems/$NVME_NQN"
+		for l in "$p"/subsystems/*; do
+			[ -L "$l" ] && rm -f "$l"
+		done
 		rmdir "$p"
 	done
-	[ -d "$NVME_CFG/subsystems/$NVME_NQN" ] || return 0
-	echo 0 >"$NVME_CFG/subsystems/$NVME_NQN/namespaces/1/enable"
-	rmdir "$NVME_CFG/subsystems/$NVME_NQN/namespaces/1" &&
-	rmdir "$NVME_CFG/subsystems/$NVME_NQN" &&
-	rm -f "$NVME_BACK" "$NVME_DATA"
+	for s in "$NVME_CFG"/subsystems/*; do
+		[ -d "$s" ] || continue
+		back=$(cat "$s/namespaces/1/device_path" 2>/dev/null)
+		if [ -d "$s/namespaces/1" ]; then
+			echo 0 >"$s/namespaces/1/enable"
+			rmdir "$s/namespaces/1" || return 1
+		fi
+		rmdir "$s" || return 1
+		[ -z "$back" ] || rm -f "$back"
+	done
+	rm -f "$NVME_DATA"
 }
 
 # The data came over kiwarp, not TCP: kw1's QPs (both ends of the

@@ -11,12 +11,19 @@
 # (tools/bench reads the two topologies from one file). Costs are a's
 # only (b's CPU serves the responders).
 #
+# Then the storage consumers (consumer-bench.sh): NVMe-oF and NFS over
+# kiwarp against NVMe/TCP and NFS over TCP, b serving, a measuring.
+#
 # $KDAPL_RUN/bench.conf may set REPS, MS, WARM_MS, ROUNDS, WARM_ROUNDS,
-# SIZES, LAT_SIZES, DEPTH (scripts/bench.sh writes it for --quick).
+# SIZES, LAT_SIZES, DEPTH, CONS_* (scripts/bench.sh writes it for
+# --quick).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/pair-lib.sh"
 . "$KDAPL_SRC/scripts/guest/bench-lib.sh"
+. "$KDAPL_SRC/scripts/guest/nvme.sh"
+. "$KDAPL_SRC/scripts/guest/nfs.sh"
+. "$KDAPL_SRC/scripts/guest/consumer-bench.sh"
 
 REPS=10			# rounds, as topology (a)
 MS=1000
@@ -65,6 +72,7 @@ pb_side_a() {
 		interleave "dat test=lat $OURS $lat tag=pair.ours.lat.$s" \
 			"tcp test=lat $TCP $lat tag=pair.tcp.lat.$s"
 	done
+	consumer_bench_b_measure
 	pair_post a-done
 }
 
@@ -73,8 +81,10 @@ pb_side_b() {
 	rdma link add kwB type kiwarp netdev eth0 &&
 	echo "respond ia=kwB port=7011" >"$CTL" &&
 	echo "respond tcp port=7003" >"$CTL" || { pair_post abort; return 1; }
+	consumer_bench_b_serve
 	pair_post b-ready
 	pair_wait a-done 3000
+	consumer_bench_b_stop
 	echo unrespond >"$CTL" && cat "$CTL"
 }
 

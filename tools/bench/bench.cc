@@ -106,6 +106,13 @@ const std::set<std::string> cost_names = {
 	"irqwork_per_op", "cs_per_op", "host_cpus", "host_us_per_op",
 };
 
+// The storage consumers' figures, <proto>.<transport>.<workload>
+// (scripts/guest/consumer-bench.sh).
+const char *const consumer_protos[] = {"nvme", "nfs"};
+const char *const consumer_workloads[] = {"seqwrite", "seqread",
+					  "randwrite", "randread"};
+const char *const consumer_transports[] = {"kiwarp", "siw", "rxe", "tcp"};
+
 template <class T>
 const T *find(const std::map<std::string, T> &m, const std::string &k)
 {
@@ -418,6 +425,22 @@ void ratios_one(RatioSet &rs)
 		       "ours.verbs" + b + ".us_per_op", std::nullopt,
 		       Cmp::at_most);
 	}
+	// issue 22: the kernel's storage consumers against the TCP form of
+	// the same protocol on the same path (consumer-bench.sh)
+	for (std::string p : consumer_protos) {
+		for (std::string w : consumer_workloads) {
+			std::string t = p + ".tcp." + w;
+			std::string pw = " " + p + " " + w;
+			rs.add("kiwarp/tcp" + pw, p + ".kiwarp." + w, t, 0.8);
+			rs.add("kiwarp/tcp cpu per MB" + pw,
+			       p + ".kiwarp." + w + ".us_per_mb",
+			       t + ".us_per_mb", 1.2, Cmp::at_most);
+			rs.add("kiwarp/siw" + pw, p + ".kiwarp." + w,
+			       p + ".siw." + w);
+			rs.add("siw/tcp" + pw, p + ".siw." + w, t);
+			rs.add("rxe/tcp" + pw, p + ".rxe." + w, t);
+		}
+	}
 	rs.add("ours/siw conn", "ours.conn", "siw.conn");
 	rs.add("ours/tcp conn", "ours.conn", "tcp.conn");
 	rs.add("sconn/conn", "ours.sconn", "ours.conn", 1.5);
@@ -582,6 +605,41 @@ namespace {
 
 const std::size_t W = 24;
 
+// One topology's consumer figures: MB/s and the guest's CPU us per MB.
+void consumers(std::ostringstream &o, const std::map<std::string, Stat> &st)
+{
+	bool header = false;
+
+	for (std::string p : consumer_protos) {
+		for (std::string w : consumer_workloads) {
+			std::string row;
+			bool any = false;
+			for (std::string t : consumer_transports) {
+				std::string k = p + "." + t + "." + w;
+				const Stat *v = find(st, k);
+				const Stat *c = find(st, k + ".us_per_mb");
+				any = any || v;
+				row += pad(v ? sig(v->median) + " (" +
+					   (c ? sig(c->median) : "-") + ")" :
+					   "-", 18);
+			}
+			if (!any)
+				continue;
+			if (!header) {
+				o << "\nStorage consumers, fio O_DIRECT"
+				     " (seq: 1 MiB QD1, rand: 4 KiB QD32):"
+				     " MB/s (guest CPU us per MB), medians\n"
+				  << pad("", 16);
+				for (std::string t : consumer_transports)
+					o << pad(t, 18);
+				o << "\n";
+			}
+			header = true;
+			o << pad(p + " " + w, 16) << row << "\n";
+		}
+	}
+}
+
 // The throughput, ping-pong and cost sections of one topology's figures.
 void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 	      const std::map<std::string, Pooled> &pl)
@@ -739,10 +797,12 @@ std::string table(const std::map<std::string, Stat> &all,
 
 	o << "One guest, veth (topology a)\n\n";
 	sections(o, st, of_topology(pl, false));
+	consumers(o, st);
 	if (!pair.empty()) {
 		o << "\nTwo guests, one vCPU each, virtio wire (topology b);"
 		     " costs are the measuring guest's\n\n";
 		sections(o, pair, of_topology(pl, true));
+		consumers(o, pair);
 	}
 	o << "\nConnection setup, per s\n";
 	for (auto [k, label] : {std::pair{"ours.conn", "ours ep_connect"},

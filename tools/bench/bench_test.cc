@@ -422,3 +422,49 @@ TEST(Ratios, RxeDatOverVerbs)
 	ASSERT_TRUE(r);
 	EXPECT_DOUBLE_EQ(r->value, 5.0);
 }
+
+TEST(Ratios, ConsumersAgainstTheirTcpForm)
+{
+	auto raw = fig({{"nvme.kiwarp.seqwrite", 40},
+			{"nvme.tcp.seqwrite", 50},
+			{"nvme.siw.seqwrite", 20},
+			{"nvme.kiwarp.seqwrite.us_per_mb", 3000},
+			{"nvme.tcp.seqwrite.us_per_mb", 2000},
+			{"nfs.kiwarp.randread", 9}, {"nfs.tcp.randread", 10},
+			{"pair.nfs.kiwarp.seqread", 30},
+			{"pair.nfs.tcp.seqread", 60}});
+	auto rs = ratios(raw);
+	const Ratio *r = by_name(rs, "kiwarp/tcp nvme seqwrite");
+	ASSERT_TRUE(r && r->target);
+	EXPECT_DOUBLE_EQ(r->value, 0.8);
+	EXPECT_DOUBLE_EQ(*r->target, 0.8);
+	EXPECT_TRUE(r->met());
+	r = by_name(rs, "kiwarp/tcp cpu per MB nvme seqwrite");
+	ASSERT_TRUE(r && r->target);
+	EXPECT_DOUBLE_EQ(r->value, 1.5);
+	EXPECT_EQ(r->cmp, Cmp::at_most);
+	EXPECT_FALSE(r->met());
+	r = by_name(rs, "kiwarp/siw nvme seqwrite");
+	ASSERT_TRUE(r);
+	EXPECT_DOUBLE_EQ(r->value, 2);
+	EXPECT_FALSE(r->target);
+	r = by_name(rs, "kiwarp/tcp nfs randread");
+	ASSERT_TRUE(r);
+	EXPECT_DOUBLE_EQ(r->value, 0.9);
+	EXPECT_TRUE(r->met());
+	r = by_name(rs, "kiwarp/tcp nfs seqread", "b");
+	ASSERT_TRUE(r);
+	EXPECT_DOUBLE_EQ(r->value, 0.5);
+	EXPECT_FALSE(r->met());
+	EXPECT_FALSE(by_name(rs, "rxe/tcp nvme seqwrite"));
+	EXPECT_FALSE(by_name(rs, "kiwarp/tcp nfs seqread"));
+	EXPECT_EQ(unit_of("nvme.kiwarp.seqwrite"), "MB/s");
+	EXPECT_EQ(unit_of("pair.nfs.tcp.randread.us_per_mb"), "us/MB");
+
+	auto st = stats_of(raw);
+	std::string t = table(st, rs, pooled(raw));
+	EXPECT_NE(t.find("Storage consumers"), std::string::npos);
+	EXPECT_NE(t.find("nvme seqwrite"), std::string::npos);
+	EXPECT_NE(t.find("40.0 (3000)"), std::string::npos) << t;
+	EXPECT_EQ(t.find("nvme randread"), std::string::npos);
+}
