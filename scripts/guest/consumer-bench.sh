@@ -23,6 +23,9 @@ CONS_REPS=${CONS_REPS:-5}	# rounds
 CONS_SEC=${CONS_SEC:-3}		# one fio run
 CONS_MIB=${CONS_MIB:-48}	# the file or the part of the namespace used
 CONS_NQN=nqn.2026-11.org.kdapl:bench
+# knfsd with the thread count Debian's nfs-kernel-server starts: an NFS
+# WRITE over RDMA holds its thread while the server Reads the data.
+NFS_THREADS=8
 CONS_MNT=/tmp/cons-nfs
 CONS_WORKLOADS="seqwrite:write:1m:1 seqread:read:1m:1 randwrite:randwrite:4k:32 randread:randread:4k:32"
 declare -A CONS_TARGET=()	# transport -> block device or file

@@ -15,6 +15,7 @@ NFS_EXPORT=/tmp/nfs-export
 NFS_MNT=/tmp/nfs-mnt
 NFS_DATA=/tmp/nfs-data
 NFS_OPTS=vers=3,proto=rdma,port=20049,nolock,mountproto=tcp
+NFS_THREADS=${NFS_THREADS:-4}	# knfsd's threads (Debian starts 8)
 
 # The server's network namespace: b (its nfsd, rpcbind and mountd live
 # in the mount namespace ip-netns-exec makes; they keep it); empty for
@@ -55,7 +56,7 @@ nfs_server_start() {
 		exportfs -o rw,fsid=0,insecure,no_root_squash,no_subtree_check \
 			'*:$NFS_EXPORT' &&
 		rpc.mountd --no-udp &&
-		rpc.nfsd 4 &&
+		rpc.nfsd $NFS_THREADS &&
 		echo 'rdma 20049' >/proc/fs/nfsd/portlist &&
 		cat /proc/fs/nfsd/portlist" || return 1
 }
@@ -148,7 +149,7 @@ nfs_server_restart() {
 	nfs_in_ns sh -c "
 		mount -t nfsd nfsd /proc/fs/nfsd &&
 		rpc.nfsd 0 && sleep 2 &&
-		rpc.nfsd 4 &&
+		rpc.nfsd $NFS_THREADS &&
 		echo 'rdma 20049' >/proc/fs/nfsd/portlist &&
 		cat /proc/fs/nfsd/portlist" || return 1
 	a=$(md5sum <"$NFS_DATA/before")

@@ -773,7 +773,7 @@ void ratio_lines(std::ostringstream &o, const std::vector<Ratio> &rs,
 	for (const auto &r : rs) {
 		if (r.topology != topo)
 			continue;
-		o << pad(r.name, 36)
+		o << pad(r.name, 40)
 		  << pad(sig(r.value) + " [" + sig(r.lo) + "-" + sig(r.hi) +
 			 "]", 22)
 		  << pad(std::to_string(r.pairs), 4);
