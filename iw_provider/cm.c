@@ -553,14 +553,16 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->ird = min_t(u32, b->ird, qp->irq_size);
 	qp->ord = min_t(u32, b->ord, qp->orq_size);
 	/*
-	 * FPDUs sized to the path: one MSS by default (RFC 5044's
-	 * EMSS rule). fpdu_segs > 1 allows FPDUs of several segments,
-	 * paying the per-FPDU work (header, one sendmsg, the receiver's
-	 * header and trailer reads) once per fpdu_segs segments; markers
-	 * are never used, so the peer does not depend on the boundaries.
+	 * FPDUs sized to the path: one MSS (RFC 5044's EMSS rule) unless
+	 * both MPA frames offered larger ones (siw's GSO bit): then up to
+	 * fpdu_segs segments, paying the per-FPDU work (header, one
+	 * sendmsg, the receiver's header and trailer reads) once per
+	 * fpdu_segs segments; markers are never used, so the peer does
+	 * not depend on the boundaries.
 	 */
 	qp->fpdu_max = max_t(u32, tcp_sk(sk)->mss_cache, 128) *
-		       clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64);
+		       (b->large_fpdu ?
+			clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64) : 1);
 	kiwarp_tx_release(qp);	/* no message of a last connection */
 	qp->fin_sent = false;
 	qp->peer_closed = false;
@@ -770,22 +772,16 @@ static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
 			NULL, e->sock);
 }
 
+/* @b has what MPA negotiated; the rest is iw_cm's */
 static int kiwarp_iwcm_bind(struct kiwarp_qp *qp, struct socket *sock,
-			    struct iw_cm_id *cm_id, bool crc, u8 rev,
-			    u32 ird, u32 ord, struct kiwarp_up_event *up)
+			    struct iw_cm_id *cm_id, struct kiwarp_bind *b,
+			    struct kiwarp_up_event *up)
 {
-	struct kiwarp_bind b = {
-		.ops = &kiwarp_iwcm_conn_ops,
-		.priv = cm_id,
-		.up = kiwarp_iwcm_up,
-		.up_arg = up,
-		.crc = crc,
-		.rev = rev,
-		.ird = ird,
-		.ord = ord,
-	};
-
-	return kiwarp_qp_bind_socket(qp, sock, &b);
+	b->ops = &kiwarp_iwcm_conn_ops;
+	b->priv = cm_id;
+	b->up = kiwarp_iwcm_up;
+	b->up_arg = up;
+	return kiwarp_qp_bind_socket(qp, sock, b);
 }
 
 /* --- active side -------------------------------------------------- */
@@ -931,10 +927,11 @@ static void kiwarp_connect_work(struct work_struct *work)
 	struct kiwarp_qp *qp = cep->qp;
 	struct mpa_frame_info fi = {};
 	struct kiwarp_up_event up;
+	struct kiwarp_bind b;
 	struct socket *sock = NULL;
 	u32 ird = cep->ird, ord = cep->ord;
 	u8 *pd = NULL;
-	bool crc, aborted;
+	bool crc, large, aborted;
 	int ret;
 
 	ret = kiwarp_sock_new(cep->kdev, id->m_local_addr.ss_family, &sock);
@@ -1004,6 +1001,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 	fi.kind = MPA_KIND_REQUEST;
 	fi.rev = MPA_REVISION_2;
 	fi.crc = kiwarp_mpa_crc;
+	fi.large_fpdu = kiwarp_large_fpdu_offered();
 	fi.v2_enhanced = true;
 	fi.ird = ird;
 	fi.ord = ord;
@@ -1022,6 +1020,7 @@ static void kiwarp_connect_work(struct work_struct *work)
 	if (ret)
 		goto fail;
 	crc = fi.crc;
+	large = fi.large_fpdu;
 	memset(&fi, 0, sizeof(fi));
 	ret = kiwarp_mpa_recv(sock, cep->buf, MPA_KIND_REPLY, &fi, &pd);
 	if (ret)
@@ -1054,9 +1053,15 @@ static void kiwarp_connect_work(struct work_struct *work)
 		.ird = ird, .ord = ord,
 		.sock = sock,
 	};
+	b = (struct kiwarp_bind) {
+		.crc = crc || fi.crc,
+		.large_fpdu = large && fi.large_fpdu,
+		.rev = fi.rev,
+		.ird = ird,
+		.ord = ord,
+	};
 	/* CONNECT_REPLY is reported inside, before any CLOSE can be */
-	ret = kiwarp_iwcm_bind(qp, sock, id, crc || fi.crc, fi.rev, ird,
-			       ord, &up);
+	ret = kiwarp_iwcm_bind(qp, sock, id, &b, &up);
 	if (ret) {
 		pd = NULL;
 		goto fail;
@@ -1153,6 +1158,7 @@ static void kiwarp_local_pref(struct mpa_frame_info *pref)
 	memset(pref, 0, sizeof(*pref));
 	pref->rev = MPA_REVISION_2;
 	pref->crc = kiwarp_mpa_crc;
+	pref->large_fpdu = kiwarp_large_fpdu_offered();
 	pref->ird = KIWARP_MAX_IRD;
 	pref->ord = KIWARP_MAX_ORD;
 }
@@ -1574,6 +1580,7 @@ static struct kiwarp_cep *kiwarp_cep_claim(struct iw_cm_id *id, bool *live)
 int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 {
 	struct kiwarp_up_event up;
+	struct kiwarp_bind b;
 	struct mpa_frame_info rep;
 	struct kiwarp_cep *cep;
 	struct kiwarp_qp *qp;
@@ -1616,9 +1623,15 @@ int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		.type = IW_CM_EVENT_ESTABLISHED,
 		.ird = ird, .ord = ord,
 	};
+	b = (struct kiwarp_bind) {
+		.crc = rep.crc,
+		.large_fpdu = rep.large_fpdu && cep->req.large_fpdu,
+		.rev = rep.rev,
+		.ird = ird,
+		.ord = ord,
+	};
 	/* ESTABLISHED is reported inside, before any CLOSE can be */
-	ret = kiwarp_iwcm_bind(qp, cep->sock, id, rep.crc, rep.rev, ird,
-			       ord, &up);
+	ret = kiwarp_iwcm_bind(qp, cep->sock, id, &b, &up);
 	if (ret) {
 		id->rem_ref(id);
 		goto out_close;

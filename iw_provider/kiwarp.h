@@ -69,6 +69,16 @@ extern struct workqueue_struct *kiwarp_cm_wq;	/* active connect works */
 extern struct dentry *kiwarp_debugfs_root;
 
 /*
+ * Our MPA frames offer FPDUs longer than one segment (MPA_FLAG_GSO_EXP,
+ * siw's bit) when fpdu_segs allows them; a connection sends them when
+ * the peer's frame offered them too (kiwarp_bind.large_fpdu).
+ */
+static inline bool kiwarp_large_fpdu_offered(void)
+{
+	return READ_ONCE(kiwarp_fpdu_segs) > 1;
+}
+
+/*
  * Per-QP statistics (debugfs, restrack, the port's hw counters).
  * Updated by the TX and RX works only, read racily by those.
  */
@@ -753,6 +763,7 @@ struct kiwarp_bind {
 	const struct kiwarp_sk_saved *orig;	/* NULL: the socket's current */
 	bool sock_mode;
 	bool crc;
+	bool large_fpdu;	/* both sides' MPA frames set MPA_FLAG_GSO_EXP */
 	u8 rev;
 	u32 ird;
 	u32 ord;

@@ -26,9 +26,13 @@ module_param_named(mpa_crc, kiwarp_mpa_crc, bool, 0644);
 MODULE_PARM_DESC(mpa_crc, "request MPA CRC32c on new connections (default off, like siw)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
 
-unsigned int kiwarp_fpdu_segs = 1;
+/*
+ * 32: a 1448-byte MSS makes 46 KB FPDUs, below the 64 KiB ULPDU bound;
+ * Documentation/performance.rst has the figures it was chosen from.
+ */
+unsigned int kiwarp_fpdu_segs = 32;
 module_param_named(fpdu_segs, kiwarp_fpdu_segs, uint, 0644);
-MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64 (default 1: every FPDU fits one segment of the path)");
+MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64, when the peer's MPA frame offers FPDUs longer than a segment (siw's GSO bit; offered by ours when > 1); default 32, 1: every FPDU fits one segment");
 EXPORT_SYMBOL_NS_GPL(kiwarp_fpdu_segs, KIWARP_INTERNAL);
 
 unsigned int kiwarp_close_timeout_ms = 5000;

@@ -81,6 +81,8 @@ struct kiwarp_sock_conn {
 	struct sockaddr_storage raddr;
 	u8 mpa_rev;
 	bool crc;
+	bool large_fpdu;		/* our frame offered large FPDUs */
+	bool peer_large_fpdu;		/* and the peer's did */
 	struct mpa_frame_info rep;	/* passive: negotiated reply */
 	u32 ird;			/* active: ours */
 	u32 ord;
@@ -375,7 +377,11 @@ static int kiwarp_sock_consume(struct kiwarp_sock_conn *c, int len)
 
 static const struct kiwarp_conn_ops kiwarp_sock_conn_ops;
 
-/* Bind @qp to the conn's socket: the QP gets it and a conn reference. */
+/*
+ * Bind @qp to the conn's socket with what MPA negotiated (@crc, @rev,
+ * @ird, @ord; large FPDUs when both frames offered them): the QP gets
+ * the socket and a conn reference.
+ */
 static int kiwarp_sock_bind(struct kiwarp_sock_conn *c, struct kiwarp_qp *qp,
 			    bool crc, u8 rev, u32 ird, u32 ord)
 {
@@ -385,6 +391,7 @@ static int kiwarp_sock_bind(struct kiwarp_sock_conn *c, struct kiwarp_qp *qp,
 		.orig = &c->orig,
 		.sock_mode = true,
 		.crc = crc,
+		.large_fpdu = c->large_fpdu && c->peer_large_fpdu,
 		.rev = rev,
 		.ird = ird,
 		.ord = ord,
@@ -440,6 +447,7 @@ static void kiwarp_sock_active_step(struct kiwarp_sock_conn *c)
 	/* never more outstanding reads than the responder takes */
 	if (fi.v2_enhanced)
 		ord = min_t(u32, ord, fi.ird);
+	c->peer_large_fpdu = fi.large_fpdu;
 	ret = kiwarp_sock_bind(c, qp, c->crc || fi.crc, fi.rev, c->ird, ord);
 	if (ret)
 		goto fail_closed;
@@ -467,6 +475,7 @@ static void kiwarp_sock_local_pref(struct mpa_frame_info *pref)
 	memset(pref, 0, sizeof(*pref));
 	pref->rev = MPA_REVISION_2;
 	pref->crc = kiwarp_mpa_crc;
+	pref->large_fpdu = kiwarp_large_fpdu_offered();
 	pref->ird = KIWARP_MAX_IRD;
 	pref->ord = KIWARP_MAX_ORD;
 }
@@ -499,6 +508,8 @@ static void kiwarp_sock_passive_step(struct kiwarp_sock_conn *c)
 	c->state = KSC_REQUESTED;
 	c->mpa_rev = c->rep.rev;
 	c->crc = c->rep.crc;
+	c->large_fpdu = c->rep.large_fpdu;
+	c->peer_large_fpdu = req.large_fpdu;
 	c->ev_ird = req.v2_enhanced ? req.ird : 0;
 	c->ev_ord = req.v2_enhanced ? req.ord : 0;
 	kiwarp_sock_event(c, KIWARP_SOCK_EV_REQUEST, 0, false,
@@ -729,6 +740,7 @@ static int kiwarp_sock_connect(struct ib_qp *ibqp, struct socket *sock,
 	c->ird = min_t(u32, p->ird, KIWARP_MAX_IRD);
 	c->ord = min_t(u32, p->ord, KIWARP_MAX_ORD);
 	c->crc = kiwarp_mpa_crc;
+	c->large_fpdu = kiwarp_large_fpdu_offered();
 	c->mpa_rev = MPA_REVISION_2;
 	mutex_lock(&c->lock);
 	ret = kiwarp_sock_grab(c, sock);
@@ -737,6 +749,7 @@ static int kiwarp_sock_connect(struct ib_qp *ibqp, struct socket *sock,
 	fi.kind = MPA_KIND_REQUEST;
 	fi.rev = MPA_REVISION_2;
 	fi.crc = c->crc;
+	fi.large_fpdu = c->large_fpdu;
 	fi.v2_enhanced = true;
 	fi.ird = c->ird;
 	fi.ord = c->ord;

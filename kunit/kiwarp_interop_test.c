@@ -385,6 +385,12 @@ static struct net *side_net(const struct side *s)
 	return s->netdev ? test_find_net(s->netdev) : get_net(&init_net);
 }
 
+/*
+ * kiwarp's fpdu_segs during interop_run_port(): 1 (one-segment FPDUs,
+ * each message here spans several), or what a large-FPDU case sets.
+ */
+static unsigned int interop_segs = 1;
+
 /* What a test does on the connection: */
 enum body_result {
 	BODY_FAILED,
@@ -436,8 +442,8 @@ static void interop_run_port(struct kunit *test, const struct side *sside,
 	srv->test = test;
 	cli->test = test;
 	WRITE_ONCE(kiwarp_mpa_crc, crc);
-	/* One-segment FPDUs: each message here spans several FPDUs. */
-	WRITE_ONCE(kiwarp_fpdu_segs, 1);
+	/* One-segment FPDUs unless a case asks for larger ones. */
+	WRITE_ONCE(kiwarp_fpdu_segs, interop_segs);
 
 	lid = rdma_create_id(srv_net, cm_handler, &sctx, RDMA_PS_TCP,
 			     IB_QPT_RC);
@@ -756,6 +762,96 @@ static int zc_write_held(struct kunit *test, struct ep *a, struct sock *bsk,
 }
 
 /*
+ * An ours end's FPDU bound (qp->fpdu_max): interop_segs MSS of the path
+ * when both MPA frames offered FPDUs longer than a segment (@large),
+ * else one MSS.
+ */
+static void check_fpdu_max(struct kunit *test, struct ep *e, bool large)
+{
+	struct kiwarp_qp *qp;
+	u32 mss = 0;
+
+	if (!is_ours(e) || !e->id->qp)
+		return;
+	qp = to_kqp(e->id->qp);
+	mutex_lock(&qp->conn_lock);
+	if (qp->sock)
+		mss = max_t(u32, tcp_sk(qp->sock->sk)->mss_cache, 128);
+	mutex_unlock(&qp->conn_lock);
+	KUNIT_EXPECT_EQ(test, qp->fpdu_max, mss * (large ? interop_segs : 1));
+}
+
+/*
+ * Large FPDUs (issue 17): with fpdu_segs > 1 kiwarp offers them in its
+ * MPA frames (MPA_FLAG_GSO_EXP, siw's bit) and sends them only when the
+ * peer's frame offered them too. The client's offer decides: siw (its
+ * try_gso is off) never offers in a Request, and as a responder it
+ * echoes the Request's flags, the bit included, and takes large FPDUs.
+ * Each end WRITEs ZC_LEN bytes (several FPDUs of either size) and READs
+ * them back; both copies must be equal.
+ */
+static enum body_result large_fpdus(struct kunit *test, struct ep *cli,
+				    struct ep *srv)
+{
+	bool large = is_ours(cli);
+	struct ep *e[2] = { cli, srv };
+	u8 *want = kunit_kmalloc(test, ZC_LEN, GFP_KERNEL);
+	int i;
+
+	if (!want) {
+		KUNIT_FAIL(test, "no memory");
+		return BODY_FAILED;
+	}
+	check_fpdu_max(test, cli, large);
+	check_fpdu_max(test, srv, large);
+	for (i = 0; i < 2; i++) {
+		struct ep *a = e[i], *b = e[1 - i];
+
+		fill(want, ZC_LEN, 0x21 + i);
+		memcpy(a->buf, want, ZC_LEN);
+		if (zc_write(a, ZC_LEN) || !ep_wait(a, WR_WRITE) ||
+		    zc_read_back(a)) {
+			KUNIT_FAIL(test, "WRITE and READ back from end %d", i);
+			return BODY_FAILED;
+		}
+		KUNIT_EXPECT_EQ(test, memcmp(b->buf, want, ZC_LEN), 0);
+		KUNIT_EXPECT_EQ(test,
+				memcmp(a->buf + ZC_READ_OFF, want, ZC_LEN), 0);
+	}
+	return BODY_OK;
+}
+
+static void large_run(struct kunit *test, const struct side *sside,
+		      const struct side *cside, bool crc)
+{
+	interop_segs = 8;
+	interop_run_port(test, sside, cside, crc, 0, ZC_BUF_LEN, large_fpdus);
+	interop_segs = 1;
+}
+
+static void large_fpdu_ours_ours(struct kunit *test)
+{
+	large_run(test, &kw2_b, &kw1_root, false);
+}
+
+static void large_fpdu_ours_ours_crc(struct kunit *test)
+{
+	large_run(test, &kw1_root, &kw2_b, true);
+}
+
+/* siw's Reply echoes our offer: our large FPDUs to siw, siw's small */
+static void large_fpdu_siw_listener(struct kunit *test)
+{
+	large_run(test, &siw_root, &ours_b, false);
+}
+
+/* siw's Request offers none: kiwarp sends one-segment FPDUs */
+static void large_fpdu_ours_listener_siw(struct kunit *test)
+{
+	large_run(test, &ours_b, &siw_root, true);
+}
+
+/*
  * A WRITE lent to TCP completes only once the peer's TCP acknowledged
  * it: with the peer's socket locked (segments wait in its backlog,
  * unacknowledged) and a send buffer that takes the whole WRITE, no
@@ -1029,6 +1125,10 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(ours_ours_zcopy_abort),
 	KUNIT_CASE(interop_ours_siw_zcopy),
 	KUNIT_CASE(interop_ours_siw_zcopy_crc),
+	KUNIT_CASE(large_fpdu_ours_ours),
+	KUNIT_CASE(large_fpdu_ours_ours_crc),
+	KUNIT_CASE(large_fpdu_siw_listener),
+	KUNIT_CASE(large_fpdu_ours_listener_siw),
 	KUNIT_CASE(depths_ours_listener_ours_client),
 	KUNIT_CASE(depths_ours_listener_siw_client),
 	KUNIT_CASE(depths_siw_listener_ours_client),

@@ -83,7 +83,7 @@ else
 	rm -f "$run/bench.conf"
 fi
 
-# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 1);
+# KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 32);
 # KDAPL_ZCOPY_MIN=N: with zcopy_min=N (default: its own, 0 = no zero-copy)
 kargs=
 [ -n "${KDAPL_FPDU_SEGS:-}" ] && kargs="fpdu_segs=$KDAPL_FPDU_SEGS"

@@ -85,6 +85,8 @@ int mpa_frame_encode(const struct mpa_frame_info *fi, const void *pd,
 		flags |= MPA_FLAG_REJECT;
 	if (fi->v2_enhanced)
 		flags |= MPA_FLAG_ENHANCED;
+	if (fi->large_fpdu)
+		flags |= MPA_FLAG_GSO_EXP;
 
 	memcpy(buf, key, MPA_KEY_LEN);
 	buf[MPA_RR_OFF_FLAGS] = flags;
@@ -150,6 +152,7 @@ int mpa_frame_decode_header(const u8 *buf, size_t len,
 	out.markers = !!(flags & MPA_FLAG_MARKERS);
 	out.crc = !!(flags & MPA_FLAG_CRC);
 	out.reject = !!(flags & MPA_FLAG_REJECT);
+	out.large_fpdu = !!(flags & MPA_FLAG_GSO_EXP);
 	out.v2_enhanced = out.rev == MPA_REVISION_2 &&
 			  (flags & MPA_FLAG_ENHANCED);
 
@@ -230,6 +233,7 @@ int mpa_negotiate(const struct mpa_frame_info *req,
 
 	reply->rev = req->rev < local_pref->rev ? req->rev : local_pref->rev;
 	reply->crc = req->crc || local_pref->crc;
+	reply->large_fpdu = local_pref->large_fpdu;
 
 	if (req->markers)
 		goto reject;

@@ -55,7 +55,11 @@
 #define MPA_FLAG_CRC		0x40
 #define MPA_FLAG_REJECT		0x20
 #define MPA_FLAG_ENHANCED	0x10
-/* siw private "GSO frames expected" hint: never sent, ignored on receive */
+/*
+ * siw's "GSO frames expected" bit (a reserved bit of RFC 5044): the
+ * sender takes FPDUs longer than one TCP segment and sends them itself
+ * when its peer set the bit too (mpa_frame_info.large_fpdu).
+ */
 #define MPA_FLAG_GSO_EXP	0x08
 
 #define MPA_REVISION_1		1
@@ -95,6 +99,7 @@ struct mpa_frame_info {
 	bool markers;
 	bool crc;
 	bool reject;
+	bool large_fpdu;	/* MPA_FLAG_GSO_EXP */
 	u16 pd_len;
 	bool v2_enhanced;
 	u16 ird;
@@ -156,13 +161,17 @@ int mpa_frame_decode_v2(const u8 *pd, size_t pd_len,
 /*
  * mpa_negotiate() - responder side: compute the Reply to the decoded
  * Request @req given local capabilities @local_pref (rev = highest local
- * revision, crc = local wants CRC, ird/ord = local maxima, p2p = local
+ * revision, crc = local wants CRC, large_fpdu = local takes and sends
+ * FPDUs longer than a segment, ird/ord = local maxima, p2p = local
  * supports peer-to-peer RTR, *_rtr = RTR types local supports; kind,
  * markers, reject, pd_len and v2_enhanced are ignored).
  *
  * @reply is always fully written (kind MPA_KIND_REPLY, pd_len 0):
  *  - rev = min(req rev, local rev); crc = req crc || local crc
  *    (RFC 5044: CRC is used if either side asks for it).
+ *  - large_fpdu = local large_fpdu: each side says whether it takes
+ *    FPDUs longer than a segment; a side sends them only when the
+ *    other's frame said so (and it wants to itself).
  *  - Markers are not supported: a request asking for them gets a
  *    reject reply and -EPROTO.
  *  - Enhanced iff the request is enhanced and local rev is 2. Then

@@ -371,6 +371,42 @@ TEST(Mpa, NegotiateCrc)
 	}
 }
 
+// siw's "GSO frames expected" bit (0x08 of the flags byte, its
+// MPA_RR_FLAG_GSO_EXP): encoded, decoded, and the Reply carries the
+// responder's own wish whatever the Request said.
+TEST(Mpa, LargeFpduBit)
+{
+	mpa_frame_info fi = Info(MPA_KIND_REQUEST, MPA_REVISION_1);
+	std::vector<u8> buf(kFrameMax);
+
+	for (bool on : {false, true}) {
+		fi.large_fpdu = on;
+		fi.crc = true;
+		int len = mpa_frame_encode(&fi, nullptr, 0, buf.data(),
+					   buf.size());
+		ASSERT_EQ(len, int(MPA_RR_HDR_LEN));
+		EXPECT_EQ(buf[MPA_RR_OFF_FLAGS], on ? 0x48 : 0x40);
+		mpa_frame_info out = Info(MPA_KIND_ANY, 0);
+		auto exact = Exact(buf.data(), len);
+		ASSERT_EQ(mpa_frame_decode_header(exact.get(), len, &out,
+						  nullptr), 0);
+		EXPECT_EQ(out.large_fpdu, on);
+		EXPECT_TRUE(out.crc);
+	}
+
+	mpa_frame_info req = Info(MPA_KIND_REQUEST, MPA_REVISION_2);
+	mpa_frame_info local = Info(MPA_KIND_ANY, MPA_REVISION_2);
+	mpa_frame_info reply;
+	for (bool r : {false, true}) {
+		for (bool l : {false, true}) {
+			req.large_fpdu = r;
+			local.large_fpdu = l;
+			ASSERT_EQ(mpa_negotiate(&req, &local, &reply), 0);
+			EXPECT_EQ(reply.large_fpdu, l);
+		}
+	}
+}
+
 TEST(Mpa, NegotiateIrdOrd)
 {
 	mpa_frame_info req = Info(MPA_KIND_REQUEST, MPA_REVISION_2);

@@ -195,7 +195,10 @@ public:
 // A complete MPA exchange; returns the negotiated CRC. @trickle: the
 // Request one byte at a time, 20 ms apart (the target reads it as it
 // comes, never waiting for it: kiwarp's event-driven passive setup).
-bool MpaConnect(Sock &s, bool crc, bool trickle = false)
+// Connect and exchange MPA frames (our Request offers no large FPDUs);
+// the Reply's CRC is returned, whether it offers large FPDUs in *large.
+bool MpaConnect(Sock &s, bool crc, bool trickle = false,
+		bool *large = nullptr)
 {
 	std::vector<std::uint8_t> rep;
 	mpa_frame_info fi{};
@@ -220,6 +223,8 @@ bool MpaConnect(Sock &s, bool crc, bool trickle = false)
 	Require(pd_len <= MPA_MAX_PRIVDATA, "Reply private data too long");
 	Require(s.ReadExact(rep, pd_len), "Reply private data missing");
 	Require(fi.crc == crc, "CRC not as asked");
+	if (large)
+		*large = fi.large_fpdu;
 	return fi.crc;
 }
 
@@ -321,21 +326,28 @@ void FpduCase(bool crc,
 }
 
 // Not malformed: a valid RDMA Read of the whole region over a connection
-// whose MSS we made small (TCP_MAXSEG): every Read Response FPDU must
-// fit kiwarp's fpdu_segs MSS (module parameter, read from sysfs; 1 makes
-// FPDUs fit the path), carry the next bytes of the sink, and the last
-// one the L flag; the region bytes are the target's zeros.
+// whose MSS we made small (TCP_MAXSEG). Our Request offers no large
+// FPDUs, so whatever kiwarp's fpdu_segs (module parameter, read from
+// sysfs), every Read Response FPDU must fit one MSS; its Reply offers
+// large FPDUs exactly when fpdu_segs > 1. Each FPDU carries the next
+// bytes of the sink, the last one the L flag; the region bytes are the
+// target's zeros.
 void ReadWithinMss()
 {
 	constexpr int kMss = 536;
 	unsigned segs = 0;
+	bool offered = false;
 
 	std::ifstream(opt.fpdu_segs) >> segs;
 	Require(segs >= 1, "cannot read " + opt.fpdu_segs);
-	const std::size_t max_fpdu = std::size_t{segs} * kMss;
+	const std::size_t max_fpdu = kMss;
 	constexpr u32 kSink = 0x7700, kSinkTo = 0x10000;
 	Sock s(kMss);
-	bool crc = MpaConnect(s, false);
+	bool crc = MpaConnect(s, false, false, &offered);
+
+	Require(offered == (segs > 1), "the Reply offers large FPDUs: " +
+		std::to_string(offered) + ", fpdu_segs " +
+		std::to_string(segs));
 	ConnLine c = WaitConn(s.local_port, [](const ConnLine &l) {
 		return l.get("ready") == "1" && l.get("state") == "RTS";
 	}, "the target's MR");
@@ -362,8 +374,7 @@ void ReadWithinMss()
 		Require(!f.empty(), "connection ended after " +
 			std::to_string(got) + " bytes");
 		Require(f.size() <= max_fpdu, "FPDU of " +
-			std::to_string(f.size()) + " bytes, over " +
-			std::to_string(segs) + " x MSS " +
+			std::to_string(f.size()) + " bytes, over the MSS " +
 			std::to_string(kMss));
 		Require(mpa_fpdu_decode(f.data(), f.size(), crc, 0xffff, &u,
 					&ulen) > 0, "bad FPDU");

@@ -23,7 +23,7 @@ static void fuzz_mpa(const u8 *p, size_t n)
 {
 	struct mpa_frame_info req = { .kind = MPA_KIND_REQUEST };
 	struct mpa_frame_info pref = { .rev = 2, .crc = false, .ird = 32,
-				       .ord = 32 };
+				       .ord = 32, .large_fpdu = true };
 	struct mpa_frame_info rep;
 	u8 out[MPA_RR_HDR_LEN + MPA_MAX_PRIVDATA];
 	u16 total;
@@ -38,6 +38,8 @@ static void fuzz_mpa(const u8 *p, size_t n)
 		return;
 	if (mpa_negotiate(&req, &pref, &rep) == -EINVAL)
 		return;
+	/* the Reply offers what the responder offers, whatever was asked */
+	CHECK(rep.reject || rep.large_fpdu == pref.large_fpdu);
 	/* whatever was negotiated must encode */
 	CHECK(mpa_frame_encode(&rep, NULL, 0, out, sizeof(out)) > 0);
 }
