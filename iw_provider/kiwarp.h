@@ -734,6 +734,7 @@ void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
 			enum ib_wc_status status);
 void kiwarp_qp_kick_tx(struct kiwarp_qp *qp);
 void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
+void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp);

@@ -112,6 +112,22 @@ void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
 		kiwarp_qp_put(qp);
 }
 
+/*
+ * Queue @qp's RX work on another CPU than this one when there is one:
+ * the one that runs the sender on veth and loopback (issue 17). A CPU
+ * that goes offline leaves the work to the workqueue's unbound workers.
+ */
+void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned int next = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+
+	kiwarp_qp_get(qp);
+	if (!queue_work_on(next < nr_cpu_ids ? next : cpu, kiwarp_wq,
+			   &qp->rx_work))
+		kiwarp_qp_put(qp);
+}
+
 void kiwarp_qp_kick_tx(struct kiwarp_qp *qp)
 {
 	kiwarp_qp_queue(qp, &qp->tx_work);

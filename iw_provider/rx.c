@@ -15,9 +15,12 @@
  * checked when the trailer arrives, before the message completes. A
  * pass takes at most KIWARP_RX_PASS_BYTES, then queues the work again
  * so that other QPs on the workqueue run. The socket's data_ready runs
- * the same parser in place (kiwarp_rx_data_ready(), up to
- * KIWARP_RX_INLINE_BYTES), so a small message is placed and completed
- * in the softirq that received it, without waking the work.
+ * the same parser in place (kiwarp_rx_data_ready()) while no more than
+ * KIWARP_RX_INLINE_BYTES are queued, so a small message is placed and
+ * completed in the softirq that received it, without waking the work;
+ * more than that (a bulk transfer) goes to the work on another CPU
+ * (kiwarp_qp_queue_rx_away()): on veth and loopback the softirq runs
+ * on the sender's CPU, which then keeps sending while this one places.
  *
  * Nothing from the wire is trusted: header lengths, opcodes, versions,
  * queue numbers, MSNs and MOs are checked; an STag must be valid, of the
@@ -40,7 +43,7 @@
 #include "kiwarp_trace.h"
 
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
-#define KIWARP_RX_INLINE_BYTES	(64 * 1024)
+#define KIWARP_RX_INLINE_BYTES	(16 * 1024)
 
 /*
  * Take up to @len bytes of the lent skb piece into @buf.
@@ -639,10 +642,11 @@ static void kiwarp_rx_failed(struct kiwarp_qp *qp, int ret)
  *	owned by a task) or owned by the task in whose release_sock() the
  *	backlog is processed - in both cases no other parser can run
  *
- * Up to KIWARP_RX_INLINE_BYTES are placed right here, which saves the
- * RX work's wakeup on small messages; the rest, an end of stream and
- * socket errors are left to the RX work. Called from kiwarp's
- * sk_data_ready under sk_callback_lock.
+ * While at most KIWARP_RX_INLINE_BYTES are queued they are placed right
+ * here, which saves the RX work's wakeup on small messages; more (bulk
+ * data), an end of stream and socket errors are left to the RX work,
+ * bulk data on another CPU. Called from kiwarp's sk_data_ready under
+ * sk_callback_lock.
  */
 void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk)
 {
@@ -654,13 +658,17 @@ void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk)
 
 	if (!kiwarp_rx_live(qp))
 		return;
+	if (tcp_inq(sk) > KIWARP_RX_INLINE_BYTES) {
+		kiwarp_qp_queue_rx_away(qp);
+		return;
+	}
 	rx->err = 0;
 	rx->halt = false;
 	tcp_read_sock(sk, &desc, kiwarp_rx_actor);
 	if (rx->err)
 		kiwarp_rx_failed(qp, rx->err);
 	else if (!desc.count && !rx->halt)
-		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
+		kiwarp_qp_queue_rx_away(qp);	/* more to read */
 }
 
 void kiwarp_rx_work(struct work_struct *work)
