@@ -487,7 +487,7 @@ void kiwarp_sk_write_space(struct sock *sk)
 		qp->saved.write_space(sk);
 		if (READ_ONCE(qp->tx_blocked) && sk_stream_is_writeable(sk)) {
 			WRITE_ONCE(qp->tx_blocked, false);
-			kiwarp_qp_queue(qp, &qp->tx_work);
+			kiwarp_qp_kick_tx_home(qp);
 		}
 	}
 	read_unlock_bh(&sk->sk_callback_lock);

@@ -69,9 +69,10 @@ extern struct workqueue_struct *kiwarp_cm_wq;	/* active connect works */
 extern struct dentry *kiwarp_debugfs_root;
 
 /*
- * Our MPA frames offer FPDUs longer than one segment (MPA_FLAG_GSO_EXP,
- * siw's bit) when fpdu_segs allows them; a connection sends them when
- * the peer's frame offered them too (kiwarp_bind.large_fpdu).
+ * Our MPA Request offers FPDUs longer than one segment (MPA_FLAG_GSO_EXP,
+ * siw's bit) when fpdu_segs allows them, our Reply accepts such an offer;
+ * a connection whose two frames had the bit sends them
+ * (kiwarp_bind.large_fpdu).
  */
 static inline bool kiwarp_large_fpdu_offered(void)
 {
@@ -624,6 +625,10 @@ struct kiwarp_qp {
 				 * the teardown reads: a FIN behind it would
 				 * cut an FPDU, so it resets instead)
 				 */
+	int tx_cpu;		/* where the TX work last ran, -1 before
+				 * (written by it, read racily by
+				 * kiwarp_qp_kick_tx_home())
+				 */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	struct kiwarp_qp_stats stats;
 	struct list_head stats_node;	/* on kdev->stats_qps, stats_lock */
@@ -735,6 +740,7 @@ void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
 void kiwarp_qp_kick_tx(struct kiwarp_qp *qp);
 void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
 void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp);
+void kiwarp_qp_kick_tx_home(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq_locked(struct kiwarp_qp *qp);

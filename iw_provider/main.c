@@ -32,7 +32,7 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_mpa_crc, KIWARP_INTERNAL);
  */
 unsigned int kiwarp_fpdu_segs = 32;
 module_param_named(fpdu_segs, kiwarp_fpdu_segs, uint, 0644);
-MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64, when the peer's MPA frame offers FPDUs longer than a segment (siw's GSO bit; offered by ours when > 1); default 32, 1: every FPDU fits one segment");
+MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64, when both MPA frames agree to FPDUs longer than a segment (siw's GSO bit; offered by ours when > 1); default 32, 1: every FPDU fits one segment");
 EXPORT_SYMBOL_NS_GPL(kiwarp_fpdu_segs, KIWARP_INTERNAL);
 
 unsigned int kiwarp_close_timeout_ms = 5000;

@@ -32,6 +32,8 @@
 #include <linux/slab.h>
 #include <linux/log2.h>
 
+#include <linux/sched/isolation.h>
+
 #include "kiwarp.h"
 
 #define CREATE_TRACE_POINTS
@@ -113,24 +115,70 @@ void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
 }
 
 /*
- * Queue @qp's RX work on another CPU than this one when there is one:
- * the one that runs the sender on veth and loopback (issue 17). A CPU
- * that goes offline leaves the work to the workqueue's unbound workers.
+ * A CPU for @qp's bulk receive work other than @cpu, if there is one:
+ * an online CPU that may run kernel work (not isolated), the QPs spread
+ * over those by their number.
+ */
+static int kiwarp_qp_other_cpu(struct kiwarp_qp *qp, int cpu)
+{
+	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_WQ);
+	unsigned int n = cpumask_weight_and(cpu_online_mask, hk);
+	unsigned int skip, steps, next = cpu;
+
+	if (n < 2)
+		return cpu;
+	skip = qp->ibqp.qp_num % (n - 1);
+	/* bounded: CPUs may go offline meanwhile (process context) */
+	for (steps = 0; steps < 2 * nr_cpu_ids; steps++) {
+		next = cpumask_next_and(next, cpu_online_mask, hk);
+		if (next >= nr_cpu_ids)
+			next = cpumask_first_and(cpu_online_mask, hk);
+		if (next >= nr_cpu_ids)
+			break;
+		if (next != cpu && !skip--)
+			return next;
+	}
+	return cpu;
+}
+
+/*
+ * Queue @qp's RX work on another CPU than this one: the one that runs
+ * the sender on veth and loopback (issue 17). A CPU that goes offline
+ * leaves the work to the workqueue's unbound workers.
  */
 void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 {
-	int cpu = raw_smp_processor_id();
-	unsigned int next = cpumask_next_wrap(cpu, cpu_online_mask, cpu, false);
+	int cpu = kiwarp_qp_other_cpu(qp, raw_smp_processor_id());
 
 	kiwarp_qp_get(qp);
-	if (!queue_work_on(next < nr_cpu_ids ? next : cpu, kiwarp_wq,
-			   &qp->rx_work))
+	if (!queue_work_on(cpu, kiwarp_wq, &qp->rx_work))
 		kiwarp_qp_put(qp);
 }
 
+/* A post (or a state change) runs the TX work where it is made. */
 void kiwarp_qp_kick_tx(struct kiwarp_qp *qp)
 {
 	kiwarp_qp_queue(qp, &qp->tx_work);
+}
+
+/*
+ * Room again in TCP, a freed ORQ slot or zero-copy record: the TX work
+ * goes on where it last ran. Those kicks come where the peer's
+ * acknowledgments or Read Responses are processed - on veth the CPU of
+ * the peer's bulk receive work (kiwarp_qp_queue_rx_away()) - and the
+ * TX work would follow them there and share that CPU for good.
+ */
+void kiwarp_qp_kick_tx_home(struct kiwarp_qp *qp)
+{
+	int cpu = READ_ONCE(qp->tx_cpu);
+
+	if (cpu < 0 || !cpu_online(cpu)) {
+		kiwarp_qp_kick_tx(qp);
+		return;
+	}
+	kiwarp_qp_get(qp);
+	if (!queue_work_on(cpu, kiwarp_wq, &qp->tx_work))
+		kiwarp_qp_put(qp);
 }
 
 void kiwarp_iw_add_ref(struct ib_qp *ibqp)
@@ -675,6 +723,7 @@ int kiwarp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->rq_lock);
 	mutex_init(&qp->conn_lock);
 	INIT_WORK(&qp->tx_work, kiwarp_tx_work);
+	qp->tx_cpu = -1;
 	INIT_WORK(&qp->rx_work, kiwarp_rx_work);
 	INIT_WORK(&qp->down_work, kiwarp_qp_down_work);
 	INIT_DELAYED_WORK(&qp->close_work, kiwarp_qp_close_timeout);

@@ -365,7 +365,7 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 			return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
 					      RDMAP_ETYPE_CATASTROPHIC,
 					      RDMAP_ECODE_UNSPECIFIED);
-		kiwarp_qp_kick_tx(qp);	/* an ORQ slot is free */
+		kiwarp_qp_kick_tx_home(qp);	/* an ORQ slot is free */
 	}
 	return 0;
 }
@@ -406,7 +406,7 @@ static int kiwarp_rx_finish_read_req(struct kiwarp_qp *qp)
 	if (full)	/* more Reads outstanding than our IRD */
 		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_NO_BUFFER);
 	rx->msn[DDP_QN_READ_REQ]++;
-	kiwarp_qp_kick_tx(qp);
+	kiwarp_qp_kick_tx(qp);	/* the Read Response, where it was asked */
 	return 0;
 }
 

@@ -198,7 +198,7 @@ static int kiwarp_txm_push(struct kiwarp_qp *qp)
 		 * again in a moment, as sk_stream_wait_memory() would.
 		 */
 		schedule_timeout_uninterruptible(msecs_to_jiffies(10));
-		kiwarp_qp_kick_tx(qp);
+		kiwarp_qp_kick_tx_home(qp);
 	}
 	return -EAGAIN;
 }
@@ -580,6 +580,7 @@ void kiwarp_tx_work(struct work_struct *work)
 	unsigned long flags;
 	bool up, term;
 
+	WRITE_ONCE(qp->tx_cpu, raw_smp_processor_id());
 	while (budget--) {
 		spin_lock_irqsave(&qp->state_lock, flags);
 		st = qp->state;

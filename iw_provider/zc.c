@@ -121,7 +121,7 @@ static void kiwarp_zc_callback(struct sk_buff *skb, struct ubuf_info *uarg,
 		released++;
 	}
 	if (released && qp)
-		kiwarp_qp_kick_tx(qp);	/* a WQE done, a record free */
+		kiwarp_qp_kick_tx_home(qp);	/* a WQE done, a record free */
 	spin_unlock_irqrestore(&zc->lock, flags);
 	kiwarp_zc_put(zc, released);
 	rcu_read_unlock();

@@ -233,7 +233,7 @@ int mpa_negotiate(const struct mpa_frame_info *req,
 
 	reply->rev = req->rev < local_pref->rev ? req->rev : local_pref->rev;
 	reply->crc = req->crc || local_pref->crc;
-	reply->large_fpdu = local_pref->large_fpdu;
+	reply->large_fpdu = req->large_fpdu && local_pref->large_fpdu;
 
 	if (req->markers)
 		goto reject;

@@ -56,9 +56,10 @@
 #define MPA_FLAG_REJECT		0x20
 #define MPA_FLAG_ENHANCED	0x10
 /*
- * siw's "GSO frames expected" bit (a reserved bit of RFC 5044): the
- * sender takes FPDUs longer than one TCP segment and sends them itself
- * when its peer set the bit too (mpa_frame_info.large_fpdu).
+ * siw's "GSO frames expected" bit (a reserved bit of RFC 5044): in a
+ * Request, the initiator offers FPDUs longer than one TCP segment; in
+ * the Reply, the responder accepts (siw's responder echoes it). Both
+ * then send and take them (mpa_frame_info.large_fpdu).
  */
 #define MPA_FLAG_GSO_EXP	0x08
 
@@ -169,9 +170,10 @@ int mpa_frame_decode_v2(const u8 *pd, size_t pd_len,
  * @reply is always fully written (kind MPA_KIND_REPLY, pd_len 0):
  *  - rev = min(req rev, local rev); crc = req crc || local crc
  *    (RFC 5044: CRC is used if either side asks for it).
- *  - large_fpdu = local large_fpdu: each side says whether it takes
- *    FPDUs longer than a segment; a side sends them only when the
- *    other's frame said so (and it wants to itself).
+ *  - large_fpdu = req large_fpdu && local large_fpdu: the Request
+ *    offers FPDUs longer than a segment, the Reply accepts; both sides
+ *    then send and take them. A Reply sets the (RFC 5044 reserved) bit
+ *    only in answer to a Request that did.
  *  - Markers are not supported: a request asking for them gets a
  *    reject reply and -EPROTO.
  *  - Enhanced iff the request is enhanced and local rev is 2. Then

@@ -372,8 +372,8 @@ TEST(Mpa, NegotiateCrc)
 }
 
 // siw's "GSO frames expected" bit (0x08 of the flags byte, its
-// MPA_RR_FLAG_GSO_EXP): encoded, decoded, and the Reply carries the
-// responder's own wish whatever the Request said.
+// MPA_RR_FLAG_GSO_EXP): encoded, decoded, and the Reply sets it only
+// when the Request offered and the responder wants it too.
 TEST(Mpa, LargeFpduBit)
 {
 	mpa_frame_info fi = Info(MPA_KIND_REQUEST, MPA_REVISION_1);
@@ -402,7 +402,7 @@ TEST(Mpa, LargeFpduBit)
 			req.large_fpdu = r;
 			local.large_fpdu = l;
 			ASSERT_EQ(mpa_negotiate(&req, &local, &reply), 0);
-			EXPECT_EQ(reply.large_fpdu, l);
+			EXPECT_EQ(reply.large_fpdu, r && l);
 		}
 	}
 }

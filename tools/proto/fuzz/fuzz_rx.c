@@ -38,8 +38,9 @@ static void fuzz_mpa(const u8 *p, size_t n)
 		return;
 	if (mpa_negotiate(&req, &pref, &rep) == -EINVAL)
 		return;
-	/* the Reply offers what the responder offers, whatever was asked */
-	CHECK(rep.reject || rep.large_fpdu == pref.large_fpdu);
+	/* the Reply accepts large FPDUs only when the Request offered */
+	CHECK(rep.reject || rep.large_fpdu == (req.large_fpdu &&
+					       pref.large_fpdu));
 	/* whatever was negotiated must encode */
 	CHECK(mpa_frame_encode(&rep, NULL, 0, out, sizeof(out)) > 0);
 }
