@@ -10,6 +10,11 @@
 #   2. kiwarp against siw across the wire: a swaps kwA for a siw device
 #      and serves OFA dapltest (uDAPL over siw, userspace); b's kdapltest
 #      client over kiwarp runs the same test against it.
+#   3. The kernel's storage consumers across the wire, kiwarp on both
+#      ends (a has kwA back): b serves NFS over RDMA (knfsd, svcrdma)
+#      and an NVMe-oF namespace (nvmet-rdma); a mounts (xprtrdma) and
+#      connects (nvme-rdma), writes and reads back with O_DIRECT and
+#      compares (nfs.sh, nvme.sh).
 #
 # The two scripts meet through marker files in the directory both guests
 # share ($KDAPL_SYNC): each waits for the other's marker with a time-out,
@@ -19,6 +24,11 @@ set -u
 . "$KDAPL_SRC/scripts/guest/kdapltest.sh"
 
 . "$KDAPL_SRC/scripts/guest/pair-lib.sh"
+. "$KDAPL_SRC/scripts/guest/nfs.sh"
+. "$KDAPL_SRC/scripts/guest/nvme.sh"
+
+# the servers of phase 3 are in b's root namespace
+NFS_NETNS=
 
 PAIR_DATCONF=/tmp/pair-dat.conf
 
@@ -73,8 +83,39 @@ pair_wait_ping() {
 	pair_wait "$1" 300 && pair_ping "$2"
 }
 
+# phase 3: siwA goes, kwA comes back
+pair_a_kiwarp_again() {
+	rdma link delete siwA && rmmod siw &&
+	rdma link add kwA type kiwarp netdev eth0
+}
+
+# What a's QPs on kwA received, at least @1 bytes (the data came over
+# kiwarp, not over TCP)
+pair_a_kiwarp_carried() {
+	local f=/sys/kernel/debug/kiwarp/kwA/qps
+	cat "$f"
+	awk -v want="$1" '
+	     { for (i = 1; i < NF; i++) if ($i == "rx_bytes") s += $(i + 1) }
+	     END { exit !(s >= want) }' "$f"
+}
+
+pair_a_storage() {
+	ktap_check nfs_mount_across_hosts nfs_mount "$PAIR_B_ADDR"
+	ktap_check nfs_16m_direct_across_hosts nfs_roundtrip "$PAIR_B_ADDR" \
+		p16m 16777216 1048576
+	ktap_check nfs_kiwarp_carried_the_data pair_a_kiwarp_carried 16777216
+	ktap_check nfs_umount nfs_umount
+	ktap_check nvme_connect_across_hosts nvme_connect "$PAIR_B_ADDR"
+	ktap_check "nvme_${NVME_MIB}m_direct_across_hosts" nvme_roundtrip \
+		"$PAIR_B_ADDR" pair
+	ktap_check nvme_kiwarp_carried_the_data pair_a_kiwarp_carried \
+		$((NVME_MIB * 1048576))
+	ktap_check nvme_disconnect nvme_disconnect "$PAIR_B_ADDR"
+	nfs_umount_all
+}
+
 pair_side_a() {
-	ktap_suite pair_a 7
+	ktap_suite pair_a 17
 	ktap_check wire_up pair_wire_up "$PAIR_A_ADDR"
 	ktap_check modules_load pair_modules
 	ktap_check peer_reachable pair_wait_ping b-up "$PAIR_B_ADDR"
@@ -88,6 +129,14 @@ pair_side_a() {
 		pair_wait b-siw-done 600
 	fi
 	ktap_check ofa_server_verdict pair_a_siw_verdict
+	ktap_check kiwarp_device_again pair_a_kiwarp_again
+	if pair_wait b-storage-ready 600; then
+		ktap_case ok storage_servers_ready
+		pair_a_storage
+	else
+		ktap_case fail storage_servers_ready "no b-storage-ready"
+	fi
+	pair_post a-storage-done
 	ktap_end
 }
 
@@ -105,8 +154,13 @@ pair_b_quit() {
 	timeout 60 "$KDT_BIN" -T Q -s "$PAIR_A_ADDR" -D kwB
 }
 
+# phase 3: knfsd and the NVMe-oF target on kwB's address
+pair_b_nvme_target() {
+	nvme_target_setup && nvme_port_add 1 "$PAIR_B_ADDR"
+}
+
 pair_side_b() {
-	ktap_suite pair_b 6
+	ktap_suite pair_b 10
 	ktap_check wire_up pair_wire_up "$PAIR_B_ADDR"
 	ktap_check modules_load pair_modules
 	ktap_check kiwarp_device rdma link add kwB type kiwarp netdev eth0
@@ -128,6 +182,12 @@ pair_side_b() {
 		ktap_case fail kiwarp_against_siw_across_hosts "no server"
 	fi
 	pair_post b-siw-done
+	ktap_check nfs_server_up nfs_server_start
+	ktap_check nvme_target_up pair_b_nvme_target
+	pair_post b-storage-ready
+	pair_wait a-storage-done 900
+	ktap_check nvme_target_removed nvme_cleanup
+	ktap_check nfs_server_stopped nfs_server_stop
 	ktap_end
 }
 
