@@ -36,6 +36,7 @@
 #include <net/net_namespace.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
 
 #include "kiwarp.h"
 #include "test_net.h"
@@ -49,10 +50,11 @@
 #define MSG_LEN		4096
 #define SEND_LEN	3000
 #define TMO		(15 * HZ)
+#define RW_LEN		12000	/* ulp_patterns' rdma_rw contexts */
 
 enum {
 	WR_REG, WR_INFO, WR_WRITE, WR_READ, WR_SEND, WR_RINFO, WR_RDATA,
-	WR_COUNT
+	WR_SCATTER, WR_SINV, WR_COUNT
 };
 
 struct wire_info {
@@ -164,7 +166,8 @@ static int ep_setup(struct ep *e, struct rdma_cm_id *id, u32 len)
 {
 	struct ib_qp_init_attr qa = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 2, .max_recv_sge = 2 },
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_rdma_ctxs = 2 },	/* ulp_rw() */
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
@@ -761,6 +764,194 @@ static int zc_write_held(struct kunit *test, struct ep *a, struct sock *bsk,
 	return 0;
 }
 
+/* A receive of two SGEs of @e's MR: [@off0, +@len0) and [@off1, +@len1) */
+static int post_recv2(struct ep *e, int wr, u32 off0, u32 len0, u32 off1,
+		      u32 len1)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = e->mr->iova + off0, .length = len0,
+		  .lkey = e->mr->lkey },
+		{ .addr = e->mr->iova + off1, .length = len1,
+		  .lkey = e->mr->lkey },
+	};
+	struct ib_recv_wr rwr = { .wr_id = wr, .sg_list = sge, .num_sge = 2 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(e->id->qp, &rwr, &bad);
+}
+
+/*
+ * One rdma_rw context of @len bytes between @buf (mapped by rdma_rw)
+ * and the peer's memory at @raddr/@rkey, as svcrdma and nvmet-rdma
+ * move data: on iWARP a READ is a REG_MR of a sink MR from the QP's
+ * pool chained to an RDMA Read with Invalidate of it, a WRITE plain
+ * RDMA Writes. Return: 0 once its signaled completion came, or an error.
+ */
+static int ulp_rw(struct ep *e, void *buf, u32 len, u64 raddr, u32 rkey,
+		  enum dma_data_direction dir)
+{
+	struct ib_qp *qp = e->id->qp;
+	u32 port = e->id->port_num;
+	unsigned long end = jiffies + TMO;
+	struct rdma_rw_ctx ctx;
+	struct scatterlist sg;
+	struct ib_cqe cqe = {};
+	struct ib_wc wc;
+	int ret;
+
+	sg_init_one(&sg, buf, len);
+	ret = rdma_rw_ctx_init(&ctx, qp, port, &sg, 1, 0, raddr, rkey, dir);
+	if (ret < 0)
+		return ret;
+	ret = rdma_rw_ctx_post(&ctx, qp, port, &cqe, NULL);
+	while (!ret) {
+		if (ib_poll_cq(e->cq, 1, &wc) == 1) {
+			if (wc.wr_cqe == &cqe)
+				ret = wc.status == IB_WC_SUCCESS ? 1 : -EIO;
+			continue;
+		}
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;	/* its WRs may still run */
+		usleep_range(200, 500);
+	}
+	rdma_rw_ctx_destroy(&ctx, qp, port, &sg, 1, dir);
+	return ret == 1 ? 0 : ret;
+}
+
+/*
+ * The verbs patterns of the kernel's storage ULPs (issue 22 item 4),
+ * from @cli to @srv, each checked on the receiving end:
+ * - a Send gathered from two SGEs (nvme-rdma's in-capsule data, svcrdma
+ *   replies) lands whole in a one-SGE receive;
+ * - a one-SGE Send scatters over a two-SGE receive, nothing placed
+ *   between the two;
+ * - rdma_rw READ and WRITE contexts (ulp_rw()) of 12000 bytes, across
+ *   pages, from and into the receiver's MR;
+ * - Send with Invalidate (xprtrdma's and nvme-rdma's remote
+ *   invalidation) completes with IB_WC_WITH_INVALIDATE and the STag,
+ *   and the receiver's MR is then invalid: registering it again
+ *   (REG_MR, which fails on a valid MR on kiwarp and on siw) succeeds.
+ */
+static enum body_result ulp_patterns(struct kunit *test, struct ep *cli,
+				     struct ep *srv)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = cli->mr->iova, .length = 1000, .lkey = cli->mr->lkey },
+		{ .addr = cli->mr->iova + 5000, .length = 2000,
+		  .lkey = cli->mr->lkey },
+	};
+	struct ib_send_wr swr = { .wr_id = WR_SEND, .opcode = IB_WR_SEND,
+				  .sg_list = sge, .num_sge = 2 };
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = WR_REG, .opcode = IB_WR_REG_MR },
+		.mr = srv->mr,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			  IB_ACCESS_REMOTE_WRITE,
+	};
+	u32 rkey = be32_to_cpu(cli->rinfo->rkey);
+	u64 raddr = be64_to_cpu(cli->rinfo->addr);
+	u8 *rbuf, *wbuf;
+	struct ib_wc *wc;
+	int ret;
+
+	fill(cli->buf, 8192, 0x42);
+	/* gather: into the one-SGE receive posted at setup (srv->msg) */
+	if (post_send(cli, &swr) || !ep_wait(cli, WR_SEND) ||
+	    !ep_wait(srv, WR_RDATA)) {
+		KUNIT_FAIL(test, "two-SGE Send");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, srv->seen[WR_RDATA].byte_len, 3000U);
+	KUNIT_EXPECT_EQ(test, memcmp(srv->msg, cli->buf, 1000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(srv->msg + 1000, cli->buf + 5000, 2000),
+			0);
+
+	/* scatter: 4000 bytes over 1500 at 0 and 2500 at 8192 */
+	memset(srv->buf, 0, 12288);
+	sge[0].addr = cli->mr->iova + 100;
+	sge[0].length = 4000;
+	swr.num_sge = 1;
+	if (post_recv2(srv, WR_SCATTER, 0, 1500, 8192, 2500) ||
+	    post_send(cli, &swr) || !ep_wait(cli, WR_SEND) ||
+	    !ep_wait(srv, WR_SCATTER)) {
+		KUNIT_FAIL(test, "Send into a two-SGE receive");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, srv->seen[WR_SCATTER].byte_len, 4000U);
+	KUNIT_EXPECT_EQ(test, memcmp(srv->buf, cli->buf + 100, 1500), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(srv->buf + 8192, cli->buf + 1600, 2500),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(srv->buf + 1500, 0, 8192 - 1500),
+			    NULL);
+
+	/* rdma_rw: READ the receiver's first 12000 bytes, WRITE others */
+	rbuf = kunit_kzalloc(test, RW_LEN, GFP_KERNEL);
+	wbuf = kunit_kmalloc(test, RW_LEN, GFP_KERNEL);
+	if (!rbuf || !wbuf) {
+		KUNIT_FAIL(test, "no memory");
+		return BODY_FAILED;
+	}
+	fill(srv->buf, RW_LEN, 0x17);
+	fill(wbuf, RW_LEN, 0x65);
+	ret = ulp_rw(cli, rbuf, RW_LEN, raddr, rkey, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rdma_rw READ");
+	if (ret)
+		return BODY_FAILED;
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, srv->buf, RW_LEN), 0);
+	ret = ulp_rw(cli, wbuf, RW_LEN, raddr + 2048, rkey, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rdma_rw WRITE");
+	if (ret)
+		return BODY_FAILED;
+	/* the WRITE is placed before the Send below completes there */
+
+	/* Send with Invalidate of the receiver's MR */
+	sge[0].length = 64;
+	swr.opcode = IB_WR_SEND_WITH_INV;
+	swr.ex.invalidate_rkey = rkey;
+	if (post_recv(srv, WR_SINV, srv->msg_dma, MSG_LEN) ||
+	    post_send(cli, &swr) || !ep_wait(cli, WR_SEND) ||
+	    !ep_wait(srv, WR_SINV)) {
+		KUNIT_FAIL(test, "Send with Invalidate");
+		return BODY_FAILED;
+	}
+	wc = &srv->seen[WR_SINV];
+	KUNIT_EXPECT_EQ(test, memcmp(srv->buf + 2048, wbuf, RW_LEN), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(srv->buf, rbuf, 2048), 0);	/* kept */
+	KUNIT_EXPECT_EQ(test, wc->byte_len, 64U);
+	KUNIT_EXPECT_TRUE(test, wc->wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc->ex.invalidate_rkey, rkey);
+	ib_update_fast_reg_key(srv->mr, ib_inc_rkey(srv->mr->rkey) & 0xff);
+	reg.key = srv->mr->rkey;
+	if (post_send(srv, &reg.wr) || !ep_wait(srv, WR_REG)) {
+		KUNIT_FAIL(test, "REG_MR after the remote invalidation");
+		return BODY_FAILED;
+	}
+	return BODY_OK;
+}
+
+static void ulp_run(struct kunit *test, const struct side *sside,
+		    const struct side *cside)
+{
+	interop_run_port(test, sside, cside, false, 0, BUF_LEN, ulp_patterns);
+}
+
+static void ulp_ours_ours(struct kunit *test)
+{
+	ulp_run(test, &kw2_b, &kw1_root);
+}
+
+/* kiwarp sends, siw receives */
+static void ulp_ours_to_siw(struct kunit *test)
+{
+	ulp_run(test, &siw_root, &ours_b);
+}
+
+/* siw sends, kiwarp receives */
+static void ulp_siw_to_ours(struct kunit *test)
+{
+	ulp_run(test, &ours_b, &siw_root);
+}
+
 /*
  * An ours end's FPDU bound (qp->fpdu_max): interop_segs MSS of the path
  * when both MPA frames offered FPDUs longer than a segment (@large),
@@ -1125,6 +1316,9 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(ours_ours_zcopy_abort),
 	KUNIT_CASE(interop_ours_siw_zcopy),
 	KUNIT_CASE(interop_ours_siw_zcopy_crc),
+	KUNIT_CASE(ulp_ours_ours),
+	KUNIT_CASE(ulp_ours_to_siw),
+	KUNIT_CASE(ulp_siw_to_ours),
 	KUNIT_CASE(large_fpdu_ours_ours),
 	KUNIT_CASE(large_fpdu_ours_ours_crc),
 	KUNIT_CASE(large_fpdu_siw_listener),
