@@ -103,15 +103,22 @@ void kiwarp_qp_put(struct kiwarp_qp *qp)
 }
 
 /*
- * Queue one of the QP's works; a queued work holds a QP reference. The
- * teardown goes to its own workqueue: it waits for the others.
+ * Queue one of the QP's works on @cpu (WORK_CPU_UNBOUND: this one); a
+ * queued work holds a QP reference. The teardown goes to its own
+ * workqueue: it waits for the others.
  */
-void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
+static void kiwarp_qp_queue_on(struct kiwarp_qp *qp, struct work_struct *work,
+			       int cpu)
 {
 	kiwarp_qp_get(qp);
-	if (!queue_work(work == &qp->down_work ? kiwarp_down_wq : kiwarp_wq,
-			work))
+	if (!queue_work_on(cpu, work == &qp->down_work ? kiwarp_down_wq :
+			   kiwarp_wq, work))
 		kiwarp_qp_put(qp);
+}
+
+void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
+{
+	kiwarp_qp_queue_on(qp, work, WORK_CPU_UNBOUND);
 }
 
 /*
@@ -148,11 +155,8 @@ static int kiwarp_qp_other_cpu(struct kiwarp_qp *qp, int cpu)
  */
 void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 {
-	int cpu = kiwarp_qp_other_cpu(qp, raw_smp_processor_id());
-
-	kiwarp_qp_get(qp);
-	if (!queue_work_on(cpu, kiwarp_wq, &qp->rx_work))
-		kiwarp_qp_put(qp);
+	kiwarp_qp_queue_on(qp, &qp->rx_work,
+			   kiwarp_qp_other_cpu(qp, raw_smp_processor_id()));
 }
 
 /* A post (or a state change) runs the TX work where it is made. */
@@ -172,13 +176,8 @@ void kiwarp_qp_kick_tx_home(struct kiwarp_qp *qp)
 {
 	int cpu = READ_ONCE(qp->tx_cpu);
 
-	if (cpu < 0 || !cpu_online(cpu)) {
-		kiwarp_qp_kick_tx(qp);
-		return;
-	}
-	kiwarp_qp_get(qp);
-	if (!queue_work_on(cpu, kiwarp_wq, &qp->tx_work))
-		kiwarp_qp_put(qp);
+	kiwarp_qp_queue_on(qp, &qp->tx_work, cpu < 0 || !cpu_online(cpu) ?
+			   WORK_CPU_UNBOUND : cpu);
 }
 
 void kiwarp_iw_add_ref(struct ib_qp *ibqp)
