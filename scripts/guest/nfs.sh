@@ -104,20 +104,23 @@ nfs_umount_all() {
 	done
 }
 
-# nfs_roundtrip ADDR NAME BYTES BS: a random file written with O_DIRECT
-# in blocks of BS and read back the same way over a fresh mount of ADDR;
-# checksums equal. A transfer that hangs is killed (hard mounts wait in
-# a killable state).
+# nfs_roundtrip ADDR NAME BYTES BS [buffered]: a random file written with
+# O_DIRECT in blocks of BS and read back the same way over a fresh mount
+# of ADDR; checksums equal. "buffered" goes through the page cache
+# instead (writeback and readahead keep many RPCs in flight) with an
+# fsync before the remount. A transfer that hangs is killed (hard
+# mounts wait in a killable state).
 nfs_roundtrip() {
-	local addr=$1 name=$2 bytes=$3 bs=$4 a b
+	local addr=$1 name=$2 bytes=$3 bs=$4 a b wf=oflag=direct rf=iflag=direct
+	[ "${5:-}" != buffered ] || { wf=conv=fsync; rf=iflag=fullblock; }
 	mkdir -p "$NFS_DATA" &&
 	head -c "$bytes" /dev/urandom >"$NFS_DATA/$name" &&
 	timeout -s KILL 300 dd if="$NFS_DATA/$name" of="$NFS_MNT/$name" \
-		bs="$bs" oflag=direct status=none &&
+		bs="$bs" "$wf" status=none &&
 	nfs_umount && nfs_mount "$addr" || return 1
 	a=$(md5sum <"$NFS_DATA/$name")
 	timeout -s KILL 300 dd if="$NFS_MNT/$name" of="$NFS_DATA/$name.back" \
-		bs="$bs" iflag=direct status=none || return 1
+		bs="$bs" "$rf" status=none || return 1
 	b=$(md5sum <"$NFS_DATA/$name.back")
 	rm -f "$NFS_DATA/$name" "$NFS_DATA/$name.back"
 	[ "$a" = "$b" ] || { echo "checksums differ: $a / $b"; return 1; }
@@ -171,7 +174,7 @@ nfs_kiwarp_carried() {
 }
 
 nfs_rdma_suite() {
-	ktap_suite nfs_rdma 12
+	ktap_suite nfs_rdma 13
 	ktap_check nfs_server_up nfs_server_start
 	ktap_check mount_over_kiwarp nfs_mount "$KW2_ADDR"
 	ktap_check kiwarp_4k_direct nfs_roundtrip "$KW2_ADDR" f4k 4096 4096
@@ -180,6 +183,8 @@ nfs_rdma_suite() {
 	ktap_check kiwarp_16m_direct nfs_roundtrip "$KW2_ADDR" f16m \
 		16777216 1048576
 	ktap_check kiwarp_carried_the_data nfs_kiwarp_carried
+	ktap_check kiwarp_64m_buffered nfs_roundtrip "$KW2_ADDR" f64m \
+		67108864 1048576 buffered
 	ktap_check kiwarp_small_files_fsync nfs_small_files "$KW2_ADDR"
 	ktap_check kiwarp_server_restart nfs_server_restart
 	ktap_check umount_kiwarp nfs_umount

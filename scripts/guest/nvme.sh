@@ -71,12 +71,14 @@ nvme_ctrl_of() {
 	return 1
 }
 
-# nvme_connect ADDR [TRTYPE SVCID NQN]: what "nvme connect -t rdma -a
-# ADDR -s 4420 -n NQN" does; the namespace's block device must appear.
+# nvme_connect ADDR [TRTYPE SVCID NQN [OPTS]]: what "nvme connect -t
+# rdma -a ADDR -s 4420 -n NQN" does (OPTS: more options of
+# /dev/nvme-fabrics, e.g. reconnect_delay=1); the namespace's block
+# device must appear.
 NVME_CTRL=
 nvme_connect() {
 	local tr=${2:-rdma} i
-	echo "transport=$tr,traddr=$1,trsvcid=${3:-4420},nqn=${4:-$NVME_NQN}" \
+	echo "transport=$tr,traddr=$1,trsvcid=${3:-4420},nqn=${4:-$NVME_NQN}${5:+,$5}" \
 		>/dev/nvme-fabrics || { dmesg | tail -n 20; return 1; }
 	NVME_CTRL=$(nvme_ctrl_of "$1" "$tr") ||
 		{ echo "no controller"; return 1; }
@@ -110,6 +112,96 @@ nvme_roundtrip() {
 	rm -f "$NVME_DATA.back"
 	[ "$want" = "$got" ] && [ "$want" = "$back" ] ||
 		{ echo "$2: sent $want, read $got, target file $back"; return 1; }
+}
+
+# nvme_readback ADDR NAME: the NVME_MIB MiB nvme_roundtrip wrote (kept
+# in NVME_DATA) read again with O_DIRECT, e.g. by a new controller.
+nvme_readback() {
+	local dev
+	dev=/dev/$(nvme_ctrl_of "$1")n1
+	[ -b "$dev" ] && [ -f "$NVME_DATA" ] || { echo "no $dev or data"; return 1; }
+	timeout 120 dd if="$dev" of="$NVME_DATA.back" bs=1M \
+		count="$NVME_MIB" iflag=direct status=none &&
+	cmp "$NVME_DATA" "$NVME_DATA.back" ||
+		{ echo "$2: read back differs"; rm -f "$NVME_DATA.back"; return 1; }
+	rm -f "$NVME_DATA.back"
+}
+
+# nvme_sizes ADDR NAME: single O_DIRECT writes of 4 KiB (the
+# namespace's block), 60 KiB,
+# 1 MiB and 8 MiB (larger than one command's transfer: the block layer
+# splits it into several in flight), each at its own offset past the
+# roundtrip's data, read back in one read of the same size and compared.
+nvme_sizes() {
+	local dev bs off=$((40 << 20)) f=/tmp/nvme-size
+	dev=/dev/$(nvme_ctrl_of "$1")n1
+	[ -b "$dev" ] || { echo "no $dev"; return 1; }
+	for bs in 4096 61440 1048576 8388608; do
+		head -c "$bs" /dev/urandom >"$f" &&
+		timeout 60 dd if="$f" of="$dev" bs="$bs" count=1 \
+			seek="$off" oflag=direct,seek_bytes status=none &&
+		timeout 60 dd if="$dev" of="$f.back" bs="$bs" count=1 \
+			skip="$off" iflag=direct,skip_bytes status=none &&
+		cmp "$f" "$f.back" ||
+			{ echo "$2: $bs bytes at $off differ"; rm -f "$f" "$f.back"
+			  return 1; }
+		off=$((off + bs))
+	done
+	rm -f "$f" "$f.back"
+}
+
+# nvme_queue_depth ADDR NAME: fio at queue depth 32 (4 KiB random
+# writes over 4 MiB) and 8 (128 KiB random writes over 8 MiB), both jobs
+# at once, libaio and O_DIRECT, past the data of the cases before; every
+# block written once with a crc32c header and verified when read back
+# at the same depth; fio fails on any mismatch.
+nvme_queue_depth() {
+	local dev out
+	dev=/dev/$(nvme_ctrl_of "$1")n1
+	[ -b "$dev" ] || { echo "no $dev"; return 1; }
+	out=$(timeout 180 fio --filename="$dev" --direct=1 --ioengine=libaio \
+		--rw=randwrite --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--randrepeat=0 --verify_state_save=0 --output-format=terse \
+		--name=qd32 --bs=4k --iodepth=32 --offset=50m --size=4m \
+		--name=qd8 --bs=128k --iodepth=8 --offset=54m --size=8m 2>&1) ||
+		{ echo "$2: fio: $out"; return 1; }
+}
+
+# nvme_port_cycle ADDR PORTID NAME: the target's port removed under a
+# 32 MiB O_DIRECT read (nvmet deletes the controllers of that port: the
+# host loses its queues and retries the connect every second, refused
+# while there is no port), added back 2 s later: the host's controller
+# must be live again within 30 s and the read, whose requests waited
+# for it, must return the data.
+nvme_port_cycle() {
+	local c dev pid i st
+	c=$(nvme_ctrl_of "$1") || { echo "no controller"; return 1; }
+	dev=/dev/${c}n1
+	timeout 120 dd if="$dev" of="$NVME_DATA.back" bs=1M \
+		count="$NVME_MIB" iflag=direct status=none &
+	pid=$!
+	sleep 0.3
+	nvme_port_del "$2" || { kill "$pid"; return 1; }
+	for i in $(seq 1 50); do
+		st=$(cat "/sys/class/nvme/$c/state")
+		[ "$st" != live ] && break
+		sleep 0.2
+	done
+	echo "$3: controller $st after the port went"
+	[ "$st" != live ] || { kill "$pid"; wait "$pid"; return 1; }
+	sleep 2
+	nvme_port_add "$2" "$1" || { kill "$pid"; return 1; }
+	for i in $(seq 1 150); do
+		st=$(cat "/sys/class/nvme/$c/state")
+		[ "$st" = live ] && break
+		sleep 0.2
+	done
+	echo "$3: controller $st after the port came back"
+	wait "$pid" || { echo "$3: the read failed"; return 1; }
+	[ "$st" = live ] && cmp "$NVME_DATA" "$NVME_DATA.back" ||
+		{ echo "$3: read back differs"; rm -f "$NVME_DATA.back"
+		  return 1; }
+	rm -f "$NVME_DATA.back"
 }
 
 # nvme_disconnect ADDR [TRTYPE]: the controller goes, and so does its
@@ -159,21 +251,31 @@ nvme_kiwarp_carried() {
 	     END { exit !(s >= want) }' "$f"
 }
 
-# nvme_over NAME ADDR PORTID: one device's cases.
+# nvme_over NAME ADDR PORTID [full]: one device's cases; with "full"
+# also sizes, queue depth, a reconnect and the port removed under I/O.
 nvme_over() {
 	ktap_check "${1}_port" nvme_port_add "$3" "$2"
-	ktap_check "${1}_connect" nvme_connect "$2"
+	ktap_check "${1}_connect" nvme_connect "$2" rdma 4420 "$NVME_NQN" \
+		reconnect_delay=1,ctrl_loss_tmo=60
 	ktap_check "${1}_${NVME_MIB}m_direct" nvme_roundtrip "$2" "$1"
 	[ "$1" != kiwarp ] || ktap_check kiwarp_carried_the_data nvme_kiwarp_carried
+	if [ "${4:-}" = full ]; then
+		ktap_check "${1}_sizes_4k_to_8m" nvme_sizes "$2" "$1"
+		ktap_check "${1}_queue_depth_32_verified" nvme_queue_depth "$2" "$1"
+		ktap_check "${1}_port_removed_under_io" nvme_port_cycle "$2" "$3" "$1"
+		ktap_check "${1}_disconnect_before_reconnect" nvme_disconnect "$2"
+		ktap_check "${1}_reconnect" nvme_connect "$2"
+		ktap_check "${1}_data_after_reconnect" nvme_readback "$2" "$1"
+	fi
 	ktap_check "${1}_disconnect" nvme_disconnect "$2"
 	ktap_check "${1}_port_removed" nvme_port_del "$3"
 }
 
 nvme_rdma_suite() {
-	ktap_suite nvme_rdma 18
+	ktap_suite nvme_rdma 30
 	ktap_check target_subsystem nvme_target_setup
-	nvme_over kiwarp "$KW1_ADDR" 1
-	nvme_over siw "$HOST_A_ADDR" 2
+	nvme_over kiwarp "$KW1_ADDR" 1 full
+	nvme_over siw "$HOST_A_ADDR" 2 full
 	nvme_over rxe "$RXE_ADDR" 3
 	ktap_check target_removed nvme_cleanup
 	ktap_end
