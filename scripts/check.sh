@@ -89,7 +89,7 @@ touch "$grun/out/results.ktap"
 	--expect kdapl_rping --expect rping_userspace --expect kdapl_sockdemo --expect kiwarp_rdma_tool --expect trace_connection \
 	--expect kdapltest_interop \
 	--expect kiwarp_rping --expect kiwarp_rping_userspace \
-	--expect kiwarp_wire_user --expect kiwarp_unload_live \
+	--expect kiwarp_wire_user --expect kdapl_wire_user --expect kiwarp_unload_live \
 	--expect kdapl_bench_smoke --expect kdapl_stress --expect kdapltest_fft --expect nfs_rdma \
 	--expect kdapltest_rxe --expect nvme_rdma \
 	--allowlist "$top/scripts/splat-allowlist" \

@@ -425,6 +425,28 @@ kiwarp_wire_user_suite() {
 	rmmod kiwarp_wire_target
 }
 
+# Suite kdapl_wire_user: the same peer's socket takeover cases
+# (tools/wirepeer/takeover.cc, --takeover 1) against
+# kdapl_wire_target.ko, which drives kdapl's SSP and
+# dat_iw_socket_connect on kw0: the peer misbehaves in the streaming
+# phase, in the MPA exchange on the taken-over socket and after it.
+# Needs kdapl, kiwarp and kw0.
+kdapl_wire_user_suite() {
+	if [ ! -x "$WIREPEER" ] ||
+		! insmod "$MODDIR/kdapl_wire_target.ko"; then
+		ktap_suite kdapl_wire_user 1
+		ktap_case fail wirepeer_started "no $WIREPEER or insmod failed"
+		ktap_end
+		return
+	fi
+	timeout 600 "$WIREPEER" --takeover 1 --suite kdapl_wire_user \
+		--addr "$KW_A_ADDR" --local-addr "$KW_B_ADDR" \
+		--seed "$(date +%s)" >>"$RESULTS" ||
+		echo "kdapl-guest: kiwarp-wirepeer --takeover exit $?"
+	cat /sys/kernel/debug/kdapl_wire_target/sessions
+	rmmod kdapl_wire_target
+}
+
 # Suite kdapl_bench_smoke: kdapl_bench.ko (make bench) loads, makes its
 # passive ends from namespace b (the DAT and TCP responders, the setup
 # test's PSP) and runs one tiny measurement of each kind on the debug

@@ -170,6 +170,7 @@ kiwarp_rping_suites
 
 # --- kiwarp_wire_user: malformed frames from a userspace peer ------------
 kiwarp_wire_user_suite
+kdapl_wire_user_suite
 
 # --- kdapl_bench_smoke: make bench's module, one tiny run of each kind -----
 # After the KUnit suites, so that its connect/disconnect cycles between
