@@ -621,6 +621,11 @@ struct kiwarp_qp {
 				 * softirqs per 64 KiB WRITE, 15 % of its
 				 * throughput on make bench's topology a)
 				 */
+	bool tx_corked;		/* TX work only: the last batch TCP took
+				 * went with MSG_MORE although its message
+				 * ended (another was queued): TCP may hold
+				 * a partial segment until we push
+				 */
 	bool tx_partial;	/* TCP has part of a batch (TX work writes,
 				 * the teardown reads: a FIN behind it would
 				 * cut an FPDU, so it resets instead)

@@ -19,7 +19,11 @@
  * kvec array (qp->txb): per FPDU its header, the payload straight from
  * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
  * set but for the batch that ends the message, so TCP builds full-size
- * skbs. Nothing is allocated per message. The TX work never waits for
+ * skbs - and on that one too while another message is already queued
+ * (a WQE or a Read Response): messages back to back share segments.
+ * When the work then stops without sending on (idle, or the next WQE
+ * waits for a Read Response), it pushes what TCP holds
+ * (kiwarp_tx_uncork()). Nothing is allocated per message. The TX work never waits for
  * room in the socket: a message is kept in qp->txm across passes, and
  * when TCP takes only part of a batch the work returns and
  * sk_write_space queues it again (kiwarp_sk_write_space()), where it
@@ -31,6 +35,7 @@
  * placed (rx.c); completions are reported in SQ order (qp.c).
  */
 
+#include <linux/tcp.h>
 #include <linux/wait_bit.h>
 
 #include "kiwarp.h"
@@ -157,6 +162,32 @@ static int kiwarp_txm_start(struct kiwarp_qp *qp, enum kiwarp_txm_kind kind,
 }
 
 /*
+ * Is another message queued behind the one in qp->txm (which was taken
+ * off its queue)? A hint, read without the lock: a WQE posted just
+ * after is sent by this work's next step anyway, and a corked tail is
+ * pushed when the work stops (kiwarp_tx_uncork()).
+ */
+static bool kiwarp_tx_next_queued(struct kiwarp_qp *qp)
+{
+	return READ_ONCE(qp->irq_head) != READ_ONCE(qp->irq_tail) ||
+	       READ_ONCE(qp->sq_next) != READ_ONCE(qp->sq_tail);
+}
+
+/*
+ * The TX work stops with nothing more to send for now: push the
+ * partial segment TCP may hold after a batch sent with MSG_MORE (an
+ * ACK would push it too, but with nothing in flight none comes).
+ */
+static void kiwarp_tx_uncork(struct kiwarp_qp *qp)
+{
+	struct socket *sock = READ_ONCE(qp->sock);
+
+	qp->tx_corked = false;
+	if (sock)
+		tcp_sock_set_cork(sock->sk, false);
+}
+
+/*
  * Hand what is left of the batch to TCP without waiting. A send that
  * finds no room is counted in stats.tx_waits (the port's counter of the
  * same name); TCP has then set SOCK_NOSPACE and calls sk_write_space
@@ -186,6 +217,7 @@ static int kiwarp_txm_push(struct kiwarp_qp *qp)
 	WRITE_ONCE(qp->tx_partial, m->done && m->done < m->flen);
 	if (m->done == m->flen) {
 		WRITE_ONCE(qp->tx_blocked, false);
+		qp->tx_corked = m->more;
 		return 0;
 	}
 	if (ret < 0 && ret != -EAGAIN)
@@ -232,15 +264,17 @@ static int kiwarp_txm_batch(struct kiwarp_qp *qp)
 	m->done = 0;
 	m->nf = nf;
 	m->payload = payload;
-	m->more = !m->h.last;
+	m->more = !m->h.last || kiwarp_tx_next_queued(qp);
 	if (slots) {
 		ret = kiwarp_zc_send(qp, nv, flen, m->more);
 		if (ret < 0)
 			return ret;
 		m->zc |= ret > 0;
 		m->try_zc = ret > 0;	/* not page-backed: copy the rest */
-		if (ret > 0)
+		if (ret > 0) {
 			m->done = flen;	/* lent to TCP */
+			qp->tx_corked = m->more;
+		}
 	}
 	return 0;
 }
@@ -630,8 +664,12 @@ void kiwarp_tx_work(struct work_struct *work)
 			kiwarp_qp_error(qp);
 			break;
 		}
-		if (!ret)
+		if (!ret) {
+			/* idle, or the next WQE waits for a Read Response */
+			if (qp->tx_corked)
+				kiwarp_tx_uncork(qp);
 			break;
+		}
 	}
 	if (budget < 0)
 		kiwarp_qp_kick_tx(qp);	/* more to do: let others run */

@@ -41,9 +41,12 @@ DEPTH=16
 CTL=/sys/kernel/debug/kdapl_bench/ctl
 RAW=$OUT/bench.raw
 
+# KIWARP_ARGS: from bench.conf (scripts/bench.sh: KDAPL_FPDU_SEGS,
+# KDAPL_ZCOPY_MIN), as on topology (a)
 pb_modules() {
 	insmod "$MODDIR/kdapl.ko" &&
-	insmod "$MODDIR/kiwarp.ko" &&
+	# shellcheck disable=SC2086 # words
+	insmod "$MODDIR/kiwarp.ko" ${KIWARP_ARGS:-} &&
 	insmod "$MODDIR/kdapl_bench.ko"
 }
 
@@ -57,6 +60,7 @@ pb_side_a() {
 	pair_wire_up "$PAIR_A_ADDR" && pb_modules &&
 	rdma link add kwA type kiwarp netdev eth0 ||
 		{ echo "# failed: side a setup" >>"$RAW"; return 1; }
+	echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs) zcopy_min $(cat /sys/module/kiwarp/parameters/zcopy_min)" >>"$RAW"
 	pair_wait b-ready 300 && pair_ping "$PAIR_B_ADDR" ||
 		{ echo "# failed: no side b" >>"$RAW"; return 1; }
 	# interleaved as in topology (a) (bench-lib.sh)
