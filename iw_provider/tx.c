@@ -19,11 +19,15 @@
  * kvec array (qp->txb): per FPDU its header, the payload straight from
  * the registered memory (no staging copy), its pad and CRC. MSG_MORE is
  * set but for the batch that ends the message, so TCP builds full-size
- * skbs - and on that one too while another message is already queued
- * (a WQE or a Read Response): messages back to back share segments.
- * When the work then stops without sending on (idle, or the next WQE
- * waits for a Read Response), it pushes what TCP holds
- * (kiwarp_tx_uncork()). Nothing is allocated per message. The TX work never waits for
+ * skbs - and, for a Read Request or a Read Response, on that one too
+ * while another message is already queued (a WQE or a Read Response),
+ * so that such messages back to back share segments. When the work
+ * then stops without sending on (idle, or the next WQE waits for a Read
+ * Response), it pushes what TCP holds (kiwarp_tx_uncork()). Sends and
+ * Writes end their last batch without MSG_MORE: held for the next
+ * message, 4 KiB ones went out in 64 KiB segments, whose receive goes
+ * off-CPU (rx.c), and lost a quarter of their throughput on make
+ * bench's topology (a) (Documentation/performance.rst). Nothing is allocated per message. The TX work never waits for
  * room in the socket: a message is kept in qp->txm across passes, and
  * when TCP takes only part of a batch the work returns and
  * sk_write_space queues it again (kiwarp_sk_write_space()), where it
@@ -264,7 +268,9 @@ static int kiwarp_txm_batch(struct kiwarp_qp *qp)
 	m->done = 0;
 	m->nf = nf;
 	m->payload = payload;
-	m->more = !m->h.last || kiwarp_tx_next_queued(qp);
+	m->more = !m->h.last ||
+		  ((m->read || m->kind == KIWARP_TXM_READ_RESP) &&
+		   kiwarp_tx_next_queued(qp));
 	if (slots) {
 		ret = kiwarp_zc_send(qp, nv, flen, m->more);
 		if (ret < 0)
