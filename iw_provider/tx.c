@@ -27,9 +27,10 @@
  * Writes end their last batch without MSG_MORE: held for the next
  * message, 4 KiB ones went out in 64 KiB segments, whose receive goes
  * off-CPU (rx.c), and lost a quarter of their throughput on make
- * bench's topology (a) (Documentation/performance.rst). Nothing is allocated per message. The TX work never waits for
- * room in the socket: a message is kept in qp->txm across passes, and
- * when TCP takes only part of a batch the work returns and
+ * bench's topology (a) (Documentation/performance.rst). Nothing is
+ * allocated per message. The TX work never waits for room in the
+ * socket: a message is kept in qp->txm across passes, and when TCP
+ * takes only part of a batch the work returns and
  * sk_write_space queues it again (kiwarp_sk_write_space()), where it
  * goes on (a batch lent to TCP by reference, zc.c, still waits).
  * Sends and Writes complete once handed to TCP - or, when their
