@@ -541,7 +541,8 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 		goto out;
 
 	/* without its records the connection just sends by copy */
-	if (READ_ONCE(kiwarp_zcopy_min) && kiwarp_zc_attach(qp))
+	qp->zc_min = kiwarp_zc_min_for(sk);
+	if (qp->zc_min && kiwarp_zc_attach(qp))
 		ibdev_dbg(qp->ibqp.device, "qp %u: no zero-copy records\n",
 			  qp->ibqp.qp_num);
 	qp->sock = sock;

@@ -62,7 +62,7 @@ extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
 extern unsigned int kiwarp_sock_sndtimeo_ms;	/* takeover's send bound */
 extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
-extern unsigned int kiwarp_zcopy_min;	/* zero-copy from this size, zc.c */
+extern int kiwarp_zcopy_min;	/* zero-copy from this size, zc.c */
 extern struct workqueue_struct *kiwarp_wq;	/* connection, TX, RX works */
 extern struct workqueue_struct *kiwarp_down_wq;	/* teardown works */
 extern struct workqueue_struct *kiwarp_cm_wq;	/* active connect works */
@@ -635,6 +635,9 @@ struct kiwarp_qp {
 				 * kiwarp_qp_kick_tx_home())
 				 */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
+	u32 zc_min;		/* zero-copy from this message size on, 0:
+				 * never (kiwarp_zc_min_for(), at bind)
+				 */
 	struct kiwarp_qp_stats stats;
 	struct list_head stats_node;	/* on kdev->stats_qps, stats_lock */
 	struct dentry *debugfs;
@@ -796,6 +799,7 @@ void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk);
 void kiwarp_rx_release(struct kiwarp_qp *qp);
 
 /* zc.c */
+u32 kiwarp_zc_min_for(struct sock *sk);
 int kiwarp_zc_attach(struct kiwarp_qp *qp);
 void kiwarp_zc_detach(struct kiwarp_qp *qp);
 void kiwarp_zc_quiesce(struct kiwarp_qp *qp);

@@ -1051,10 +1051,11 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
 {
 	struct kiwarp_qp_stats *s = &qp->stats;
 
-	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu tx_waits %llu terms_sent %u terms_rcvd %u errors %u taken_over %u\n",
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu tx_waits %llu terms_sent %u terms_rcvd %u errors %u taken_over %u zc_min %u\n",
 		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
 		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
 		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
 		   s->rx_fpdus, s->tx_zc_batches, s->tx_waits, s->terms_sent,
-		   s->terms_rcvd, s->errors, READ_ONCE(qp->sock_mode));
+		   s->terms_rcvd, s->errors, READ_ONCE(qp->sock_mode),
+		   qp->zc_min);
 }

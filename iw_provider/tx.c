@@ -135,7 +135,6 @@ static int kiwarp_txm_start(struct kiwarp_qp *qp, enum kiwarp_txm_kind kind,
 			    u32 idx, const struct ddp_hdr *h, u32 total)
 {
 	struct kiwarp_txmsg *m = &qp->txm;
-	u32 zmin = READ_ONCE(kiwarp_zcopy_min);
 	int hret;
 
 	m->kind = kind;
@@ -151,7 +150,7 @@ static int kiwarp_txm_start(struct kiwarp_qp *qp, enum kiwarp_txm_kind kind,
 	 * consumer invalidates and reuses the memory (LOCAL_INV, a Send
 	 * with Invalidate) - the pages would still be sent from.
 	 */
-	m->try_zc = qp->zc && zmin && total >= zmin &&
+	m->try_zc = qp->zc && total >= qp->zc_min &&
 		    h->opcode != RDMAP_READ_RESP;
 	m->zc = false;
 	m->nv = 0;

@@ -1122,7 +1122,7 @@ static enum body_result zc_abort(struct kunit *test, struct ep *a,
 static void zc_run(struct kunit *test, const struct side *sside,
 		   const struct side *cside, bool crc, run_body body)
 {
-	unsigned int old = READ_ONCE(kiwarp_zcopy_min);
+	int old = READ_ONCE(kiwarp_zcopy_min);
 
 	WRITE_ONCE(kiwarp_zcopy_min, 65536);
 	interop_run_port(test, sside, cside, crc, 0, ZC_BUF_LEN, body);

@@ -173,8 +173,19 @@ nfs_kiwarp_carried() {
 	     END { exit !(s >= 16777216) }' "$f"
 }
 
+# kiwarp_zc_min_is QPS WANT: kiwarp's debugfs QPS file has QPs and each
+# has the zero-copy threshold WANT (zc_min, chosen by path at bind: 0
+# over veth and loopback, 1048576 on a route that leaves the host).
+kiwarp_zc_min_is() {
+	awk -v want="$2" '
+	     { for (i = 1; i < NF; i++) if ($i == "zc_min") {
+		     n++; if ($(i + 1) != want) bad++ } }
+	     END { exit !(n > 0 && !bad) }' "$1" ||
+		{ echo "zc_min of the QPs in $1 not all $2"; return 1; }
+}
+
 nfs_rdma_suite() {
-	ktap_suite nfs_rdma 13
+	ktap_suite nfs_rdma 14
 	ktap_check nfs_server_up nfs_server_start
 	ktap_check mount_over_kiwarp nfs_mount "$KW2_ADDR"
 	ktap_check kiwarp_4k_direct nfs_roundtrip "$KW2_ADDR" f4k 4096 4096
@@ -183,6 +194,8 @@ nfs_rdma_suite() {
 	ktap_check kiwarp_16m_direct nfs_roundtrip "$KW2_ADDR" f16m \
 		16777216 1048576
 	ktap_check kiwarp_carried_the_data nfs_kiwarp_carried
+	ktap_check kiwarp_no_zero_copy_over_veth kiwarp_zc_min_is \
+		/sys/kernel/debug/kiwarp/kw1/qps 0
 	ktap_check kiwarp_64m_buffered nfs_roundtrip "$KW2_ADDR" f64m \
 		67108864 1048576 buffered
 	ktap_check kiwarp_small_files_fsync nfs_small_files "$KW2_ADDR"

@@ -104,6 +104,8 @@ pair_a_storage() {
 	ktap_check nfs_16m_direct_across_hosts nfs_roundtrip "$PAIR_B_ADDR" \
 		p16m 16777216 1048576
 	ktap_check nfs_kiwarp_carried_the_data pair_a_kiwarp_carried 16777216
+	ktap_check kiwarp_zero_copy_from_1m_on_the_wire kiwarp_zc_min_is \
+		/sys/kernel/debug/kiwarp/kwA/qps 1048576
 	ktap_check nfs_umount nfs_umount
 	ktap_check nvme_connect_across_hosts nvme_connect "$PAIR_B_ADDR"
 	ktap_check "nvme_${NVME_MIB}m_direct_across_hosts" nvme_roundtrip \
@@ -115,7 +117,7 @@ pair_a_storage() {
 }
 
 pair_side_a() {
-	ktap_suite pair_a 17
+	ktap_suite pair_a 18
 	ktap_check wire_up pair_wire_up "$PAIR_A_ADDR"
 	ktap_check modules_load pair_modules
 	ktap_check peer_reachable pair_wait_ping b-up "$PAIR_B_ADDR"
