@@ -57,7 +57,7 @@ module_param_named(zcopy_min, kiwarp_zcopy_min, int, 0644);
 MODULE_PARM_DESC(zcopy_min, "send messages of at least this many bytes from page-backed memory without copying, completing them when TCP has them acknowledged (0: never; default -1: from 1 MiB on paths that leave the host, never over loopback or veth)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_zcopy_min, KIWARP_INTERNAL);
 
-#define KIWARP_ZC_PATH_MIN	(1U << 20)
+#define KIWARP_ZC_PATH_MIN	SZ_1M
 
 /**
  * kiwarp_zc_min_for() - the zero-copy threshold of a connection
