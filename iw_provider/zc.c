@@ -34,6 +34,7 @@
 #include <linux/skbuff.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <net/dst.h>
 #include <net/rtnetlink.h>
 #include <net/sock.h>
@@ -78,14 +79,14 @@ u32 kiwarp_zc_min_for(struct sock *sk)
 
 	if (zmin >= 0)
 		return zmin;
-	dst = sk_dst_get(sk);
-	if (!dst)
-		return 0;
-	dev = dst->dev;
+	/* a dst does not pin its device: read it under RCU */
+	rcu_read_lock();
+	dst = __sk_dst_get(sk);
+	dev = dst ? dst_dev_rcu(dst) : NULL;
 	local = !dev || (dev->flags & IFF_LOOPBACK) ||
 		(dev->rtnl_link_ops &&
 		 !strcmp(dev->rtnl_link_ops->kind, "veth"));
-	dst_release(dst);
+	rcu_read_unlock();
 	return local ? 0 : KIWARP_ZC_PATH_MIN;
 }
 EXPORT_SYMBOL_NS_GPL(kiwarp_zc_min_for, KIWARP_INTERNAL);

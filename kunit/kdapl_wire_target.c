@@ -46,8 +46,9 @@
  * Lifetimes: a session is made by the acceptor thread or a ctl write,
  * runs as one work on wt_wq and stays on wt_sessions (for its line)
  * until the module is unloaded, which stops the acceptor, tells the
- * works to stop (wt_stopping: their waits are bounded by 50 ms steps)
- * and drains wt_wq before freeing them and closing the IA. All fields
+ * works to stop (wt_stopping: their waits for events end, each socket
+ * call and wait is bounded to a few seconds) and drains wt_wq before
+ * freeing them and closing the IA. All fields
  * of a session are written under wt_lock, which "sessions" reads under.
  */
 
@@ -202,6 +203,31 @@ static DAT_RETURN wt_wait(DAT_EVD_HANDLE evd, DAT_EVENT *ev, int ms)
 		msleep(50);
 		ms -= 50;
 	}
+}
+
+/*
+ * After dat_iw_ssp_free() of an SSP that had no request yet: did one
+ * race the free? Its socket then went to the CR, whose arrival kdapl
+ * posts from a work queued before the free decided: wait for it up to
+ * 2 s (even while the module goes) and reject it. Return: true when the
+ * socket is ours again, false when a request took it.
+ */
+static bool ssp_socket_back(struct wt_session *s)
+{
+	DAT_EVENT ev;
+	int ms;
+
+	for (ms = 0; ms < 2000; ms += 20) {
+		if (dat_evd_dequeue(s->cr, &ev) == DAT_SUCCESS) {
+			if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+				continue;
+			dat_cr_reject(ev.event_data.cr_arrival_event_data
+				      .cr_handle, 0, NULL);
+			return false;
+		}
+		msleep(20);
+	}
+	return true;
 }
 
 static int sk_send(struct socket *s, const void *buf, size_t len)
@@ -423,6 +449,11 @@ static void session_passive(struct wt_session *s)
 		set_str(&s->ev, "none");
 		dat_iw_ssp_free(s->ssp);	/* the socket comes back */
 		s->ssp = DAT_HANDLE_NULL;
+		if (!ssp_socket_back(s)) {
+			set_str(&s->ev, "late_request");
+			s->sock = NULL;		/* the CR's: it closed it */
+			return;
+		}
 		session_fallback(s);
 		return;
 	}
@@ -438,6 +469,7 @@ static void session_passive(struct wt_session *s)
 	s->sock = NULL;		/* the CR's, then the EP's */
 	if (dat_cr_accept(cr, s->ep, 8, (void *)"ACCEPTED") != DAT_SUCCESS) {
 		set_str(&s->phase, "accept_failed");
+		dat_cr_reject(cr, 0, NULL);	/* the peer hears, the CR goes */
 		return;
 	}
 	if (wt_wait(s->conn, &ev, WAIT_MS) != DAT_SUCCESS) {
@@ -462,6 +494,8 @@ static void session_active(struct wt_session *s)
 		set_str(&s->phase, "socket_failed");
 		return;
 	}
+	/* bounded: a peer dropping our SYNs must not hold module unload */
+	s->sock->sk->sk_sndtimeo = msecs_to_jiffies(5000);
 	if (kernel_connect(s->sock, (struct sockaddr *)&s->peer,
 			   sizeof(s->peer), 0)) {
 		set_str(&s->phase, "tcp_connect_failed");
@@ -483,7 +517,17 @@ static void session_active(struct wt_session *s)
 	}
 	set_str(&s->phase, "connecting");
 	if (wt_wait(s->conn, &ev, s->timeout_ms + WAIT_MS) != DAT_SUCCESS) {
+		/*
+		 * Only when the module goes (the connect's own timeout ends
+		 * it first): free the EP now; if the connection came up
+		 * meanwhile, the socket went with it.
+		 */
 		set_str(&s->ev, "none");
+		dat_ep_free(s->ep);
+		s->ep = DAT_HANDLE_NULL;
+		while (dat_evd_dequeue(s->conn, &ev) == DAT_SUCCESS)
+			if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+				s->sock = NULL;
 		return;
 	}
 	set_str(&s->ev, event_name(ev.event_number));

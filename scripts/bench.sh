@@ -84,7 +84,8 @@ else
 fi
 
 # KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 32);
-# KDAPL_ZCOPY_MIN=N: with zcopy_min=N (default: its own, 0 = no zero-copy)
+# KDAPL_ZCOPY_MIN=N: with zcopy_min=N (default: its own, -1 = by path:
+# never over veth or loopback, from 1 MiB on a wire; 0 = never)
 kargs=
 [ -n "${KDAPL_FPDU_SEGS:-}" ] && kargs="fpdu_segs=$KDAPL_FPDU_SEGS"
 [ -n "${KDAPL_ZCOPY_MIN:-}" ] && kargs="$kargs zcopy_min=$KDAPL_ZCOPY_MIN"
