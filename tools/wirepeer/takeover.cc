@@ -91,6 +91,20 @@ void Expect(const ConnLine &c, const std::string &k, const std::string &v)
 	Require(c.get(k) == v, k + "=" + c.get(k) + ", want " + v);
 }
 
+// Our FIN ends the connected session of @port gracefully: its last
+// event DISCONNECTED, the EP DISCONNECTED, CheckEnd() (@written: the
+// case wrote the region). Returns the line.
+ConnLine FinDisconnects(Sock &s, unsigned port, bool written = false)
+{
+	s.ShutWrite();
+	ConnLine c = WaitDone(port);
+
+	Expect(c, "end", "disconnected");
+	Expect(c, "state", "DISCONNECTED");
+	CheckEnd(c, written);
+	return c;
+}
+
 std::vector<std::uint8_t> Bytes(std::string_view s)
 {
 	return {s.begin(), s.end()};
@@ -190,6 +204,18 @@ void ReadAdvert(Sock &s, bool crc, const ConnLine &c)
 		len == c.num("len"), "the advertisement is not the region's");
 }
 
+// The session of @port established and its advertisement read from @s:
+// the target's line, for the region's STag and TO.
+ConnLine Established(Sock &s, unsigned port, bool crc)
+{
+	ConnLine c = WaitSession(port, [](const ConnLine &l) {
+		return l.get("phase") == "established";
+	}, "the connection established");
+
+	ReadAdvert(s, crc, c);
+	return c;
+}
+
 // The first 16 bytes of the 32-byte Send, as the target's rhead shows
 constexpr const char *kSendHead = "abababababababababababababababab";
 
@@ -225,10 +251,7 @@ void SspValid()
 	SspStream(s);
 	s.Send(Request(false));
 	SspReply(s);
-	ConnLine c = WaitSession(s.local_port, [](const ConnLine &l) {
-		return l.get("phase") == "established";
-	}, "the connection established");
-	ReadAdvert(s, false, c);
+	ConnLine c = Established(s, s.local_port, false);
 	s.Send(Send32(1, false));
 	ddp_hdr w{};
 	w.opcode = RDMAP_WRITE;
@@ -241,16 +264,12 @@ void SspValid()
 	}, "the Send received");
 	Expect(c, "rlen", "32");
 	Expect(c, "rhead", kSendHead);
-	s.ShutWrite();
-	c = WaitDone(s.local_port);
+	c = FinDisconnects(s, s.local_port, true);
 	Expect(c, "ev", "request");
 	Expect(c, "conn", "established");
-	Expect(c, "end", "disconnected");
-	Expect(c, "state", "DISCONNECTED");
 	Expect(c, "recvs", "1");
 	Expect(c, "advert", "sent");
 	Require(c.get("region") == "dirty", "the RDMA Write was not placed");
-	CheckEnd(c, true);
 }
 
 // The Request and a first Send in the same segment as the last streaming
@@ -272,10 +291,7 @@ void SspRequestEarly()
 		return l.num("recvs") >= 1;
 	}, "the early Send received");
 	Expect(c, "rhead", kSendHead);
-	s.ShutWrite();
-	c = WaitDone(s.local_port);
-	Expect(c, "end", "disconnected");
-	CheckEnd(c);
+	FinDisconnects(s, s.local_port);
 }
 
 // Not MPA after the final message: SOCKET_DOWN, the socket back with
@@ -336,10 +352,7 @@ void SspIrdOrdMax()
 	Require(fi.ird >= 1 && fi.ird <= 32 && fi.ord <= 32,
 		"Reply IRD/ORD " + std::to_string(fi.ird) + "/" +
 		std::to_string(fi.ord) + ", want 1..32 / <= 32");
-	ConnLine c = WaitSession(s.local_port, [](const ConnLine &l) {
-		return l.get("phase") == "established";
-	}, "the connection established");
-	ReadAdvert(s, false, c);
+	ConnLine c = Established(s, s.local_port, false);
 	ddp_hdr h = Untagged(RDMAP_READ_REQ, 1);
 	h.sink_stag = 0x7700;
 	h.sink_to = 0x1000;
@@ -357,10 +370,7 @@ void SspIrdOrdMax()
 		ddp_hdr_decode(u, ulen, &r, &err) > 0 &&
 		r.opcode == RDMAP_READ_RESP && r.stag == 0x7700,
 		"no Read Response");
-	s.ShutWrite();
-	c = WaitDone(s.local_port);
-	Expect(c, "end", "disconnected");
-	CheckEnd(c);
+	FinDisconnects(s, s.local_port);
 }
 
 // We asked for ORD 0 (we issue no Reads), so the target gives us no
@@ -375,10 +385,7 @@ void SspReadBeyondIrd()
 	mpa_frame_info fi = SspReply(s);
 	Require(fi.ird == 0, "Reply IRD " + std::to_string(fi.ird) +
 		" after our ORD 0");
-	ConnLine c = WaitSession(s.local_port, [](const ConnLine &l) {
-		return l.get("phase") == "established";
-	}, "the connection established");
-	ReadAdvert(s, false, c);
+	ConnLine c = Established(s, s.local_port, false);
 	ddp_hdr h = Untagged(RDMAP_READ_REQ, 1);
 	h.sink_stag = 0x7700;
 	h.read_size = 64;
@@ -406,9 +413,7 @@ void SspBadCrc()
 	s.Send(Request(true));
 	mpa_frame_info fi = SspReply(s);
 	Require(fi.crc, "the Reply turned CRC off");
-	ReadAdvert(s, true, WaitSession(s.local_port, [](const ConnLine &l) {
-		return l.get("phase") == "established";
-	}, "the connection established"));
+	Established(s, s.local_port, true);
 	auto f = Send32(1, true);
 	f.back() ^= 0x5a;
 	s.Send(f);
@@ -436,10 +441,7 @@ void SspFuzz()
 		SspStream(s);
 		s.Send(Request(crc));
 		SspReply(s);
-		ConnLine c = WaitSession(s.local_port, [](const ConnLine &l) {
-			return l.get("phase") == "established";
-		}, "the connection established");
-		ReadAdvert(s, crc, c);
+		ConnLine c = Established(s, s.local_port, crc);
 		for (unsigned i = 1 + rng() % 8; i; i--) {
 			auto f = FuzzFrame(rng, c, crc);
 
@@ -542,21 +544,14 @@ void ConnectValid()
 	l.Take(s, 5000);
 	auto req = TakeRequest(s);
 	s.Send(Reply(req, false, "HELLO"));
-	ConnLine c = WaitSession(l.port, [](const ConnLine &x) {
-		return x.get("phase") == "established";
-	}, "the connection established");
-	ReadAdvert(s, req.crc, c);
+	ConnLine c = Established(s, l.port, req.crc);
 	s.Send(Send32(1, req.crc));
 	c = WaitSession(l.port, [](const ConnLine &x) {
 		return x.num("recvs") >= 1;
 	}, "the Send received");
 	Expect(c, "rhead", kSendHead);
-	s.ShutWrite();
-	c = WaitDone(l.port);
+	c = FinDisconnects(s, l.port);
 	Expect(c, "ev", "established");
-	Expect(c, "end", "disconnected");
-	Expect(c, "state", "DISCONNECTED");
-	CheckEnd(c);
 }
 
 // A Reply the target cannot take: @event, the socket back with the
