@@ -89,7 +89,6 @@ u32 kiwarp_zc_min_for(struct sock *sk)
 	rcu_read_unlock();
 	return local ? 0 : KIWARP_ZC_PATH_MIN;
 }
-EXPORT_SYMBOL_NS_GPL(kiwarp_zc_min_for, KIWARP_INTERNAL);
 
 /* Areas alive, attached or left to TCP: the module waits for none. */
 static atomic_t kiwarp_zc_alive = ATOMIC_INIT(0);

@@ -72,6 +72,7 @@
 #include <dat2/dat_iw_extensions.h>
 
 #include "test_net.h"
+#include "wire_target.h"
 
 static char *ia_name = "kw0";
 module_param_named(ia, ia_name, charp, 0444);
@@ -86,12 +87,6 @@ static int port = 7181;
 module_param(port, int, 0444);
 MODULE_PARM_DESC(port, "TCP port of the passive (SSP) side");
 
-#define REG_LEN		4096
-#define RECV_LEN	64
-#define RECV_RING	2
-#define GUARD		64
-#define CANARY		0x5c
-#define RBUF_LEN	(RECV_RING * (RECV_LEN + GUARD) + GUARD)
 #define ADVERT_LEN	16		/* after the receive buffers */
 #define ADVERT_COOKIE	100
 #define WAIT_MS		10000

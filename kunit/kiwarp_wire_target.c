@@ -38,6 +38,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "kiwarp.h"
+#include "wire_target.h"
 
 static char *addr = "198.51.100.1";
 module_param(addr, charp, 0444);
@@ -45,13 +46,6 @@ MODULE_PARM_DESC(addr, "IPv4 address of a kiwarp device to listen on");
 static int port = 7180;
 module_param(port, int, 0444);
 MODULE_PARM_DESC(port, "TCP port to listen on");
-
-#define REG_LEN		4096
-#define RECV_LEN	64
-#define RECV_RING	2
-#define GUARD		64
-#define CANARY		0x5c
-#define RBUF_LEN	(RECV_RING * (RECV_LEN + GUARD) + GUARD)
 
 /*
  * struct wt_conn - one accepted connection.
