@@ -906,10 +906,16 @@ static int kiwarp_sock_reject(struct kiwarp_sock_conn *c, const void *pdata,
 	return ret;
 }
 
-static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
+/*
+ * End @c for its consumer (release(), give_back()): a socket still only
+ * borrowed goes back; a Request read and not answered is rejected and
+ * the socket closed - unless @keep_request: then nothing changes.
+ * Return: 1 the socket went back, 0 it did not, -EBUSY kept (a Request).
+ */
+static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep_request)
 {
 	struct kiwarp_qp *qp = NULL;
-	bool returned = false;
+	int returned = 0;
 
 	might_sleep();
 	mutex_lock(&c->lock);
@@ -918,13 +924,17 @@ static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
 	case KSC_LISTENING:
 		kiwarp_sock_ungrab(c);
 		c->state = KSC_DONE;
-		returned = true;
+		returned = 1;
 		if (c->qp) {
 			qp = c->qp;
 			c->qp = NULL;
 		}
 		break;
 	case KSC_REQUESTED:
+		if (keep_request) {
+			mutex_unlock(&c->lock);
+			return -EBUSY;
+		}
 		/* nobody decided: not the consumer's reject */
 		kiwarp_sock_reject_locked(c, KIWARP_NONPEER_REJECT,
 					  KIWARP_NONPEER_REJECT_LEN);
@@ -944,6 +954,23 @@ static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
 		kiwarp_sock_put(c);
 	kiwarp_sock_put(c);	/* the consumer's */
 	return returned;
+}
+
+static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
+{
+	return kiwarp_sock_end(c, false) > 0;
+}
+
+static int kiwarp_sock_give_back(struct kiwarp_sock_conn *c)
+{
+	if (kiwarp_sock_end(c, true) != -EBUSY)
+		return 0;
+	/*
+	 * The conn's work read the Request (it set REQUESTED under c->lock)
+	 * and delivers REQUEST before it ends: wait for that.
+	 */
+	flush_work(&c->work);
+	return -EBUSY;
 }
 
 static void kiwarp_sock_info(struct kiwarp_sock_conn *c,
@@ -973,6 +1000,7 @@ const struct kiwarp_sock_ops kiwarp_sock_ops = {
 	.accept = kiwarp_sock_accept,
 	.reject = kiwarp_sock_reject,
 	.release = kiwarp_sock_release,
+	.give_back = kiwarp_sock_give_back,
 	.info = kiwarp_sock_info,
 };
 EXPORT_SYMBOL_GPL(kiwarp_sock_ops);

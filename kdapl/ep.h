@@ -296,6 +296,8 @@ struct kdapl_ep {
  * @used: bit 0 set once an RSP took its one request (atomic bitop, in
  *	the CM handler)
  * @dead: freed or torn down: queued arrivals are rejected; under ia->lock
+ * @arrivals: requests queued whose arrival (sp.c, cr_arrive()) has not
+ *	finished yet: kdapl_sp_destroy() waits for them
  * @node: on ia->sps, under ia->lock
  * @all: on the list of all service points (debugfs), under sp_list_lock
  * @requests: requests delivered, for debugfs; under ia->lock
@@ -316,6 +318,7 @@ struct kdapl_sp {
 	DAT_CONN_QUAL qual;
 	unsigned long used;
 	bool dead;
+	atomic_t arrivals;
 	struct list_head node;
 	struct list_head all;
 	u64 requests;

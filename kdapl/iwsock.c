@@ -669,25 +669,43 @@ EXPORT_SYMBOL_GPL(dat_iw_ssp_create);
 
 /**
  * kdapl_ssp_detach() - an SSP goes: give its socket back if still its
- * @sp: the SSP, dead (no new owner can pick it up)
+ * @sp: the SSP, off its IA's lists (no new owner can pick it up)
  * @iws: its takeover (the SSP's reference is dropped)
+ *
+ * The provider may have read a Request whose REQUEST has not reached
+ * kdapl_iws_handler() yet: give_back() then keeps the socket and waits
+ * for that delivery, which (the SSP still owning @iws) queues the CR's
+ * arrival; kdapl_sp_destroy() waits for it. A release() instead would
+ * have rejected the Request and closed the socket under a consumer told
+ * it was its own again (KUnit ssp_free_racing_request).
  *
  * Context: process context; no kdapl lock held.
  */
 void kdapl_ssp_detach(struct kdapl_sp *sp, struct kdapl_iws *iws)
 {
-	bool mine;
+	bool mine, stray = false;
+	int err = 0;
 
 	mutex_lock(&iws->mutex);
-	mine = !iws->requested && !iws->released;
-	if (mine) {
-		iws_set_owner(iws, NULL);
-		mine = !!iws->conn;
-		iws->released = true;
-	}
+	mine = !iws->requested && !iws->released && iws->conn;
 	mutex_unlock(&iws->mutex);
 	if (mine)
-		iws->ops->release(iws->conn);	/* the socket goes back */
+		err = iws->ops->give_back(iws->conn);
+
+	mutex_lock(&iws->mutex);
+	if (mine && !err)
+		iws->released = true;	/* the socket went back */
+	else if (mine && !iws->requested)
+		stray = true;	/* a Request whose CR could not be made */
+	if (!iws->requested)
+		iws_set_owner(iws, NULL);
+	mutex_unlock(&iws->mutex);
+	if (stray) {
+		/* no memory for its CR (ssp_event): refused, socket closed */
+		pr_warn_ratelimited("kdapl: SSP freed with a request it could not deliver: rejected, socket closed\n");
+		kdapl_iws_release(iws);	/* drops the SSP's reference */
+		return;
+	}
 	iws_put(iws);
 }
 

@@ -130,7 +130,7 @@ static void cr_post_arrival(struct kdapl_cr *cr, struct kdapl_evd *evd)
 }
 
 /* A request's arrival, in process context. */
-static void cr_arrive(struct kdapl_cr *cr)
+static void __cr_arrive(struct kdapl_cr *cr)
 {
 	struct kdapl_sp *sp = cr->sp;
 	struct kdapl_ia *ia = sp->base.ia;
@@ -209,6 +209,23 @@ reject:
 	kdapl_cr_discard(cr);
 }
 
+/*
+ * The arrival, then the SP's count of those to come: once it drops to
+ * zero kdapl_sp_destroy() may return. The CR may be gone by then (a
+ * reject, or an accept and a free racing from another task), and with
+ * it its reference on the SP: hold one of our own for the wake-up.
+ */
+static void cr_arrive(struct kdapl_cr *cr)
+{
+	struct kdapl_sp *sp = cr->sp;
+
+	kdapl_hobj_ref(&sp->base.hobj);
+	__cr_arrive(cr);
+	if (atomic_dec_and_test(&sp->arrivals))
+		wake_up_var(&sp->arrivals);
+	kdapl_obj_put(&sp->base);
+}
+
 /* The consumer rejected the request (or handed it off, or the IA goes). */
 static void cr_finish(struct kdapl_cr *cr, bool reject)
 {
@@ -271,6 +288,7 @@ static struct kdapl_cr *cr_new(struct kdapl_sp *sp, const void *pd,
 	cr->ord = min_t(u32, ord, U8_MAX);
 	kdapl_hobj_ref(&sp->base.hobj);
 	cr->sp = sp;
+	atomic_inc(&sp->arrivals);	/* every one queued runs cr_arrive() */
 	INIT_LIST_HEAD(&cr->node);
 	INIT_WORK(&cr->work, kdapl_cr_work);
 	cr->action = KDAPL_CR_ARRIVE;
@@ -398,10 +416,17 @@ static void kdapl_sp_release(struct kdapl_hobj *h)
  * @sp: a PSP, RSP or SSP; the caller holds a reference of its own
  *
  * Stops listening (an SSP gives a socket that got no request back), gives
- * a reserved EP back.
+ * a reserved EP back. A request that came in before is settled when this
+ * returns, one way for each kind (seed 000: consistently): a PSP's or
+ * RSP's whose arrival had not run yet is rejected with no event, an
+ * SSP's - whose socket went to its CR when it came - arrives: its
+ * DAT_CONNECTION_REQUEST_EVENT is on the EVD (with the reserved EP, if
+ * any) before this returns, so a consumer that finds none owns its
+ * socket again.
  *
  * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE if someone else freed it.
- * Context: process context; sleeps. ia->lock not held.
+ * Context: process context; sleeps. ia->lock not held, not kdapl_wq
+ * (it waits for that workqueue's arrivals).
  */
 DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp)
 {
@@ -422,11 +447,10 @@ DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp)
 	spin_lock_irq(&sp_list_lock);
 	list_del_init(&sp->all);
 	spin_unlock_irq(&sp_list_lock);
-	sp->dead = true;
+	if (!sp->ssp)
+		sp->dead = true;
 	id = sp->cm_id;
 	sp->cm_id = NULL;
-	ep = sp->ep;
-	sp->ep = NULL;
 	iws = sp->iws;
 	sp->iws = NULL;
 	mutex_unlock(&ia->lock);
@@ -435,6 +459,14 @@ DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp)
 		rdma_destroy_id(id);	/* waits for a handler in progress */
 	if (iws)
 		kdapl_ssp_detach(sp, iws);	/* no handler after this */
+	/* nothing is queued for @sp any more: settle what is */
+	wait_var_event(&sp->arrivals, !atomic_read(&sp->arrivals));
+
+	mutex_lock(&ia->lock);
+	sp->dead = true;
+	ep = sp->ep;
+	sp->ep = NULL;
+	mutex_unlock(&ia->lock);
 	if (ep) {
 		spin_lock_irq(&ep->lock);
 		kdapl_ep_move(ep, KDAPL_EP_OP_RSP_FREE);

@@ -1280,6 +1280,78 @@ static void ssp_free_returns_socket(struct kunit *test)
 }
 
 /*
+ * dat_iw_ssp_free() racing an MPA Request (seed 000: a request in
+ * progress either arrives or is rejected silently, consistently). When
+ * the free returns, the consumer can tell at once, with no waiting:
+ * either the request's CONNECTION_REQUEST is on the EVD (the socket is
+ * the CR's), or the socket is its own again with the Request unread in
+ * it, and no request event comes later. Rounds free the SSP 0 to 1.15
+ * ms after A's connect, across the provider's taking of the Request
+ * and kdapl's queued arrival; the outcomes are counted, not forced.
+ * (Before give_back(), kiwarp rejected a Request read but not yet
+ * delivered and closed the socket: the first run of this case read a
+ * released socket.)
+ */
+static void ssp_free_racing_request(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	int round, arrived = 0, back = 0;
+
+	for (round = 0; round < 24; round++) {
+		DAT_EP_HANDLE epa = ep_make(test, &c->a);
+		DAT_EP_HANDLE epb = ep_make(test, &c->b);
+		DAT_IW_SSP_HANDLE ssp;
+		char buf[16];
+		DAT_EVENT ev;
+
+		tcp_pair(test);
+		ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr,
+						  NULL, 0, &ssp));
+		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000,
+						      sizeof(hello),
+						      (void *)hello));
+		if (round)
+			usleep_range(round * 50, round * 50 + 20);
+		ASSERT_OK(test, dat_iw_ssp_free(ssp));
+		if (dat_evd_dequeue(c->b.cr, &ev) == DAT_SUCCESS) {
+			KUNIT_ASSERT_EQ(test, ev.event_number,
+					DAT_CONNECTION_REQUEST_EVENT);
+			arrived++;
+			ASSERT_OK(test, dat_cr_reject(ev.event_data
+						      .cr_arrival_event_data
+						      .cr_handle, 0, NULL));
+			c->sb = NULL;	/* went with the request: closed */
+			expect_ev(test, c->a.conn,
+				  DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
+		} else {
+			back++;
+			KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+					DAT_EP_STATE_UNCONNECTED);
+			/* B's own socket, the Request still in it */
+			KUNIT_ASSERT_EQ(test, sk_recv(c->sb, buf, 16, WAIT_MS),
+					16);
+			KUNIT_EXPECT_EQ(test, memcmp(buf, "MPA ID Req Frame",
+						     16), 0);
+			expect_quiet(test, c->b.cr, 300);
+			/* B closes without a Reply: A's connect ends */
+			sock_release(c->sb);
+			c->sb = NULL;
+			expect_ev(test, c->a.conn,
+				  DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
+		}
+		KUNIT_EXPECT_EQ(test, ep_state(test, epb),
+				DAT_EP_STATE_UNCONNECTED);
+		ASSERT_OK(test, dat_ep_free(epb));
+		ASSERT_OK(test, dat_ep_free(epa));
+		sock_release(c->sa);
+		c->sa = NULL;
+	}
+	kunit_info(test, "%d requests arrived, %d sockets came back\n",
+		   arrived, back);
+	KUNIT_EXPECT_EQ(test, arrived + back, 24);
+}
+
+/*
  * An SSP freed gives the socket back: a new SSP on the same socket takes
  * the next request, and the transition completes (issue 15, item 10).
  */
@@ -1762,6 +1834,7 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(ssp_socket_down_before_request),
 	KUNIT_CASE(ssp_free_returns_socket),
 	KUNIT_CASE(ssp_recreate_after_free),
+	KUNIT_CASE(ssp_free_racing_request),
 	KUNIT_CASE(ssp_query_mask),
 	KUNIT_CASE(ssp_pdata_truncated),
 	KUNIT_CASE(psp_pdata_over_255),

@@ -202,25 +202,20 @@ static DAT_RETURN wt_wait(DAT_EVD_HANDLE evd, DAT_EVENT *ev, int ms)
 
 /*
  * After dat_iw_ssp_free() of an SSP that had no request yet: did one
- * race the free? Its socket then went to the CR, whose arrival kdapl
- * posts from a work queued before the free decided: wait for it up to
- * 2 s (even while the module goes) and reject it. Return: true when the
- * socket is ours again, false when a request took it.
+ * race the free? kdapl delivers such a request before the free returns
+ * (its socket went to the CR): reject it. Return: true when the socket
+ * is ours again, false when a request took it.
  */
 static bool ssp_socket_back(struct wt_session *s)
 {
 	DAT_EVENT ev;
-	int ms;
 
-	for (ms = 0; ms < 2000; ms += 20) {
-		if (dat_evd_dequeue(s->cr, &ev) == DAT_SUCCESS) {
-			if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
-				continue;
-			dat_cr_reject(ev.event_data.cr_arrival_event_data
-				      .cr_handle, 0, NULL);
-			return false;
-		}
-		msleep(20);
+	while (dat_evd_dequeue(s->cr, &ev) == DAT_SUCCESS) {
+		if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+			continue;
+		dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
+			      0, NULL);
+		return false;
 	}
 	return true;
 }

@@ -896,6 +896,46 @@ static void sock_test_release_listen(struct kunit *test)
 	expect_streaming(c, b->sock, a->sock);
 }
 
+/*
+ * give_back() (an SSP freed): before a Request, exactly release(); once
+ * the Request was read the socket stays kiwarp's, -EBUSY, no reject, and
+ * the REQUEST has reached the handler - the connection can still be
+ * accepted. (release() there rejected and closed the socket, which
+ * kdapl had just told its consumer was its own again.)
+ */
+static void sock_test_give_back(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	char got[10];
+
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(a->sock, MPA_KEY_REQ, 10), 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.give_back(b->conn), 0);
+	b->conn = NULL;
+	KUNIT_ASSERT_EQ(test, raw_recv(b->sock, got, 10), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, MPA_KEY_REQ, 10), 0);
+	expect_streaming(c, b->sock, a->sock);
+	KUNIT_EXPECT_EQ(test, nevents(b), 0);
+	sock_release(a->sock);
+	a->sock = NULL;
+	sock_release(b->sock);
+	b->sock = NULL;
+
+	/* a Request read: kept, delivered, and accepted afterwards */
+	host_qp(c, a);
+	host_qp(c, b);
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	do_connect(c, a);
+	KUNIT_ASSERT_NOT_NULL(test, wait_ev(b, KIWARP_SOCK_EV_REQUEST, TMO));
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.give_back(b->conn), -EBUSY);
+	KUNIT_EXPECT_NULL(test, find_ev(a, KIWARP_SOCK_EV_REJECTED));
+	accept_both(c, a, b);
+}
+
 static void sock_test_socket_down_at_listen(struct kunit *test)
 {
 	struct sctx *c = test->priv;
@@ -1214,6 +1254,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_passive_reject),
 	KUNIT_CASE(sock_test_release_connect),
 	KUNIT_CASE(sock_test_release_listen),
+	KUNIT_CASE(sock_test_give_back),
 	KUNIT_CASE(sock_test_socket_down_at_listen),
 	KUNIT_CASE(sock_test_socket_down_peer_closes),
 	KUNIT_CASE(sock_test_socket_down_not_mpa),

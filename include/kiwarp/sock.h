@@ -188,6 +188,15 @@ struct kiwarp_sock_param {
  *	QP (destroy_qp or a close tears it down and releases the socket),
  *	only the events stop. Return: whether the socket went back to the
  *	consumer. Context: process, not from this connection's handler.
+ * @give_back: a passive side's consumer wants its socket back (an SSP
+ *	freed). Before REQUEST: as release(), the socket is given back and
+ *	@conn freed: returns 0. Once the Request was read the socket is
+ *	kiwarp's and stays so: nothing is released, the REQUEST event has
+ *	reached the handler when this returns (answer it as any other), and
+ *	it returns -EBUSY. A release() here would instead reject that
+ *	Request and close the socket, which the consumer still believes its
+ *	own. Context: process, not from this connection's handler, not on
+ *	kiwarp's workqueue (it waits for the conn's work).
  * @info: fill the connection's addresses (from the socket) and the MPA
  *	revision/CRC in use; for debugfs and dat_ep_query. Any state.
  */
@@ -209,12 +218,13 @@ struct kiwarp_sock_ops {
 	int (*reject)(struct kiwarp_sock_conn *conn, const void *pdata,
 		      u16 pdata_len);
 	bool (*release)(struct kiwarp_sock_conn *conn);
+	int (*give_back)(struct kiwarp_sock_conn *conn);
 	void (*info)(struct kiwarp_sock_conn *conn,
 		     struct sockaddr_storage *local,
 		     struct sockaddr_storage *remote, u8 *mpa_rev, bool *crc);
 };
 
-#define KIWARP_SOCK_VERSION	1
+#define KIWARP_SOCK_VERSION	2
 
 /* Exported by kiwarp.ko; look it up with symbol_get(kiwarp_sock_ops). */
 extern const struct kiwarp_sock_ops kiwarp_sock_ops;
