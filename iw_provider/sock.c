@@ -909,10 +909,11 @@ static int kiwarp_sock_reject(struct kiwarp_sock_conn *c, const void *pdata,
 /*
  * End @c for its consumer (release(), give_back()): a socket still only
  * borrowed goes back; a Request read and not answered is rejected and
- * the socket closed - unless @keep_request: then nothing changes.
- * Return: 1 the socket went back, 0 it did not, -EBUSY kept (a Request).
+ * the socket closed. With @keep, only a borrowed socket is given back:
+ * in any other state nothing changes.
+ * Return: 1 the socket went back, 0 it did not, -EBUSY kept (@keep).
  */
-static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep_request)
+static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep)
 {
 	struct kiwarp_qp *qp = NULL;
 	int returned = 0;
@@ -930,17 +931,17 @@ static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep_request)
 			c->qp = NULL;
 		}
 		break;
-	case KSC_REQUESTED:
-		if (keep_request) {
+	default:
+		if (keep) {
 			mutex_unlock(&c->lock);
 			return -EBUSY;
 		}
 		/* nobody decided: not the consumer's reject */
-		kiwarp_sock_reject_locked(c, KIWARP_NONPEER_REJECT,
-					  KIWARP_NONPEER_REJECT_LEN);
+		if (c->state == KSC_REQUESTED)
+			kiwarp_sock_reject_locked(c, KIWARP_NONPEER_REJECT,
+						  KIWARP_NONPEER_REJECT_LEN);
+		/* bound: the QP goes on; done: nothing left */
 		break;
-	default:
-		break;	/* bound: the QP goes on; done: nothing left */
 	}
 	mutex_unlock(&c->lock);
 	if (qp)
@@ -966,8 +967,9 @@ static int kiwarp_sock_give_back(struct kiwarp_sock_conn *c)
 	if (kiwarp_sock_end(c, true) != -EBUSY)
 		return 0;
 	/*
-	 * The conn's work read the Request (it set REQUESTED under c->lock)
-	 * and delivers REQUEST before it ends: wait for that.
+	 * The conn's work read the Request or the Reply (it left
+	 * CONNECTING or LISTENING under c->lock) and delivers what came of
+	 * it before it ends: wait for that.
 	 */
 	flush_work(&c->work);
 	return -EBUSY;

@@ -525,6 +525,39 @@ static void ep_do_abort(struct kdapl_ep *ep)
 }
 
 /*
+ * The IWS_TIMEOUT action: a socket connect's time-out expired. TIMED_OUT
+ * tells the consumer its socket is back, so the provider is asked first:
+ * either it gives the socket back (no Reply yet) and the connect times
+ * out, or it had read the Reply, and what came of it - ESTABLISHED, or a
+ * reject or failure that gave the socket back itself - went through
+ * kdapl_ep_iws_event() meanwhile: that is the outcome. Timing out such a
+ * connection left its socket to the QP's teardown, which released it
+ * under a consumer told TIMED_OUT.
+ */
+static void ep_do_iws_timeout(struct kdapl_ep *ep)
+{
+	struct kdapl_iws *iws;
+	bool moved;
+
+	lockdep_assert_held(&ep->cm_mutex);
+	spin_lock_irq(&ep->lock);
+	iws = ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING ?
+	      ep->iws : NULL;
+	spin_unlock_irq(&ep->lock);
+	if (!iws || kdapl_iws_give_back(iws))
+		return;		/* ended meanwhile, or the provider's outcome */
+	spin_lock_irq(&ep->lock);
+	moved = kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT);
+	if (moved) {
+		ep->peer_pdata_len = 0;
+		ep->iws_event = DAT_CONNECTION_EVENT_TIMED_OUT;
+	}
+	spin_unlock_irq(&ep->lock);
+	if (moved)
+		ep_do_abort(ep);	/* posts TIMED_OUT: the socket is back */
+}
+
+/*
  * Before a drain in DISCONNECT_PENDING: receives posted from now on are
  * held back (dto.c) and flushed after the drain's, as once the provider
  * was asked to close, not given to a QP whose flushes would come after
@@ -717,6 +750,8 @@ void kdapl_ep_work(struct work_struct *work)
 		ep_do_accept(ep, cr_id, cr_iws, cr_ird, cr_ord);
 	if (test_bit(KDAPL_EP_ACT_DISCONNECT, &acts) && ep_disc_ready(ep))
 		ep_do_disconnect(ep);
+	if (test_bit(KDAPL_EP_ACT_IWS_TIMEOUT, &acts))
+		ep_do_iws_timeout(ep);
 	if (test_bit(KDAPL_EP_ACT_DISC_TIMEOUT, &acts))
 		ep_do_disc_timeout(ep);
 	if (test_bit(KDAPL_EP_ACT_DRAIN, &acts))

@@ -141,6 +141,15 @@ static void kdapl_ep_timer(struct timer_list *t)
 		kdapl_ep_queue(ep, KDAPL_EP_ACT_DISC_TIMEOUT);
 		return;
 	}
+	if (was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING && ep->iws) {
+		/*
+		 * A socket connect: the provider may have read the Reply
+		 * already; the EP's work asks it (cm.c, ep_do_iws_timeout).
+		 */
+		spin_unlock_irqrestore(&ep->lock, flags);
+		kdapl_ep_queue(ep, KDAPL_EP_ACT_IWS_TIMEOUT);
+		return;
+	}
 	if (!kdapl_ep_move(ep, KDAPL_EP_EV_TIMEOUT)) {
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return;
@@ -157,11 +166,6 @@ static void kdapl_ep_timer(struct timer_list *t)
 	else
 		num = DAT_CONNECTION_EVENT_TIMED_OUT;
 	ep->peer_pdata_len = 0;
-	if (ep->iws && was == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) {
-		/* A socket connect: TIMED_OUT once the socket is back. */
-		ep->iws_event = num;
-		num = 0;
-	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (num)
 		kdapl_ep_post_conn(ep, num);

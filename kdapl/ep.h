@@ -121,6 +121,8 @@ enum kdapl_ep_action {
 	KDAPL_EP_ACT_DISC_TIMEOUT,
 	/* resolve the address again, after the short first attempt (cm.c) */
 	KDAPL_EP_ACT_RESOLVE,
+	/* a socket connect's time-out: the socket back, or the outcome */
+	KDAPL_EP_ACT_IWS_TIMEOUT,
 };
 
 /**
@@ -414,6 +416,7 @@ struct kiwarp_sock_param;
 struct kdapl_provider;
 bool kdapl_iws_supported(struct kdapl_provider *prov);
 void kdapl_iws_release(struct kdapl_iws *iws);
+int kdapl_iws_give_back(struct kdapl_iws *iws);
 void kdapl_iws_reject(struct kdapl_iws *iws, const void *pdata, u16 len);
 int kdapl_iws_accept(struct kdapl_iws *iws, struct kdapl_ep *ep,
 		     const struct kiwarp_sock_param *p);

@@ -177,6 +177,35 @@ void kdapl_iws_release(struct kdapl_iws *iws)
 }
 
 /**
+ * kdapl_iws_give_back() - take the socket back if it is only borrowed
+ * @iws: a takeover whose holder serialises its calls (ep->cm_mutex)
+ *
+ * Return: 0, the socket is the consumer's again (the conn is gone), or
+ * -EBUSY: the provider read the Request or Reply first, and every event
+ * that came of it went through kdapl_iws_handler() before this returned.
+ * Context: process context; iws->mutex not held (the provider waits for
+ * the handler).
+ */
+int kdapl_iws_give_back(struct kdapl_iws *iws)
+{
+	bool live;
+	int err;
+
+	mutex_lock(&iws->mutex);
+	live = iws->conn && !iws->released;
+	mutex_unlock(&iws->mutex);
+	if (!live)
+		return -EBUSY;
+	err = iws->ops->give_back(iws->conn);
+	if (!err) {
+		mutex_lock(&iws->mutex);
+		iws->released = true;
+		mutex_unlock(&iws->mutex);
+	}
+	return err;
+}
+
+/**
  * kdapl_iws_reject() - refuse the request of an SSP's takeover
  * @iws: held by a CR
  * @pdata: private data of the MPA reject, @len bytes

@@ -1140,6 +1140,99 @@ static void socket_timed_out(struct kunit *test)
 	expect_quiet(test, c->a.conn, 200);
 }
 
+/* A raw MPA Reply to a request read with raw_read_request(). */
+static int raw_accept_reply(struct kunit *test, struct socket *s, u8 flags,
+			    u8 rev)
+{
+	u8 rep[24];
+	int len = 20;
+
+	memcpy(rep, "MPA ID Rep Frame", 16);
+	rep[16] = flags & 0x50;		/* CRC as asked, E if enhanced */
+	rep[17] = rev;
+	rep[18] = 0;
+	rep[19] = 0;
+	if ((flags & 0x10) && rev == 2) {
+		/* RFC 6581 block: IRD 1, ORD 1, no RTR */
+		rep[19] = 4;
+		rep[20] = 0;
+		rep[21] = 1;
+		rep[22] = 0;
+		rep[23] = 1;
+		len = 24;
+	}
+	KUNIT_EXPECT_EQ(test, sk_send(s, rep, len), len);
+	return len;
+}
+
+/*
+ * A connect's time-out racing the peer's Reply (a peer can time it):
+ * TIMED_OUT only with the socket back, the whole Reply unread in it;
+ * else the Reply won and the EP is CONNECTED. Replies go 94 to 105.5 ms
+ * into a 100 ms time-out. (The timer used to decide alone: a Reply read
+ * but not yet delivered bound the socket to the QP, whose teardown
+ * released it under a consumer told TIMED_OUT.)
+ */
+static void socket_timeout_racing_reply(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	int round, established = 0, timed_out = 0;
+	u8 *pd = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	for (round = 0; round < 24; round++) {
+		DAT_EP_HANDLE epa = ep_make(test, &c->a);
+		unsigned long end;
+		u8 flags, rev, rep[24];
+		u16 pdlen;
+		int len;
+		DAT_EVENT ev = {};
+
+		tcp_pair(test);
+		end = jiffies + usecs_to_jiffies(94000 + round * 500);
+		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 100000, 0,
+						      NULL));
+		raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
+		if (time_before(jiffies, end))
+			usleep_range(jiffies_to_usecs(end - jiffies),
+				     jiffies_to_usecs(end - jiffies) + 100);
+		len = raw_accept_reply(test, c->sb, flags, rev);
+		ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+		if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+			established++;
+			c->sa = NULL;	/* the connection's */
+			KUNIT_EXPECT_EQ(test, ep_state(test, epa),
+					DAT_EP_STATE_CONNECTED);
+			ASSERT_OK(test,
+				  dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+			expect_ev(test, c->a.conn,
+				  DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		} else {
+			KUNIT_ASSERT_EQ_MSG(test, ev.event_number,
+					    DAT_CONNECTION_EVENT_TIMED_OUT,
+					    "event %#x", ev.event_number);
+			timed_out++;
+			KUNIT_EXPECT_EQ(test, ep_state(test, epa),
+					DAT_EP_STATE_DISCONNECTED);
+			/* A's own socket, the Reply unread in it */
+			KUNIT_ASSERT_EQ(test, sk_recv(c->sa, rep, len, WAIT_MS),
+					len);
+			KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame",
+						     16), 0);
+			stream_both_ways(test, c->sa, c->sb);
+			expect_quiet(test, c->a.conn, 100);
+			sock_release(c->sa);
+			c->sa = NULL;
+		}
+		ASSERT_OK(test, dat_ep_free(epa));
+		sock_release(c->sb);
+		c->sb = NULL;
+	}
+	kunit_info(test, "%d established, %d timed out\n", established,
+		   timed_out);
+	KUNIT_EXPECT_EQ(test, established + timed_out, 24);
+}
+
 /*
  * The path to B goes silent during the exchange: UNREACHABLE. B's veth5
  * takes another MAC address, so A's frames (sent to the MAC in A's
@@ -1829,6 +1922,7 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(socket_peer_rejected),
 	KUNIT_CASE(socket_non_peer_rejected),
 	KUNIT_CASE(socket_timed_out),
+	KUNIT_CASE(socket_timeout_racing_reply),
 	KUNIT_CASE(socket_unreachable),
 	KUNIT_CASE(ssp_socket_down_at_create),
 	KUNIT_CASE(ssp_socket_down_before_request),

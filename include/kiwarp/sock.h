@@ -188,15 +188,17 @@ struct kiwarp_sock_param {
  *	QP (destroy_qp or a close tears it down and releases the socket),
  *	only the events stop. Return: whether the socket went back to the
  *	consumer. Context: process, not from this connection's handler.
- * @give_back: a passive side's consumer wants its socket back (an SSP
- *	freed). Before REQUEST: as release(), the socket is given back and
- *	@conn freed: returns 0. Once the Request was read the socket is
- *	kiwarp's and stays so: nothing is released, the REQUEST event has
- *	reached the handler when this returns (answer it as any other), and
- *	it returns -EBUSY. A release() here would instead reject that
- *	Request and close the socket, which the consumer still believes its
- *	own. Context: process, not from this connection's handler, not on
- *	kiwarp's workqueue (it waits for the conn's work).
+ * @give_back: the consumer wants its socket back while it is only
+ *	borrowed (an SSP freed, a connect's time-out). A connect pending or
+ *	a listen before REQUEST: as release(), the socket is given back and
+ *	@conn freed: returns 0. Once the Request or the Reply was read,
+ *	nothing changes: every event that came of it (REQUEST; ESTABLISHED,
+ *	REJECTED or FAILED) has reached the handler when this returns, and
+ *	it returns -EBUSY; @conn is the consumer's to answer and release as
+ *	before. A release() instead would reject a Request, or leave a
+ *	bound socket to its QP, under a consumer that believes it has its
+ *	socket back. Context: process, not from this connection's handler,
+ *	not on kiwarp's workqueue (it waits for the conn's work).
  * @info: fill the connection's addresses (from the socket) and the MPA
  *	revision/CRC in use; for debugfs and dat_ep_query. Any state.
  */
