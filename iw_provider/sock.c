@@ -911,7 +911,9 @@ static int kiwarp_sock_reject(struct kiwarp_sock_conn *c, const void *pdata,
  * borrowed goes back; a Request read and not answered is rejected and
  * the socket closed. With @keep, only a borrowed socket is given back:
  * in any other state nothing changes.
- * Return: 1 the socket went back, 0 it did not, -EBUSY kept (@keep).
+ * Return: 1 the socket went back, 0 it did not, -EBUSY kept (@keep; the
+ * caller then holds a reference on @c: once the conn's events reach the
+ * consumer, it may release @c before give_back() is done with it).
  */
 static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep)
 {
@@ -933,6 +935,7 @@ static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep)
 		break;
 	default:
 		if (keep) {
+			kref_get(&c->ref);	/* for give_back()'s flush */
 			mutex_unlock(&c->lock);
 			return -EBUSY;
 		}
@@ -972,6 +975,7 @@ static int kiwarp_sock_give_back(struct kiwarp_sock_conn *c)
 	 * it before it ends: wait for that.
 	 */
 	flush_work(&c->work);
+	kiwarp_sock_put(c);
 	return -EBUSY;
 }
 

@@ -484,6 +484,11 @@ static void ep_do_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
  * The ABORT action: flush the QP and drop the connection's cm_id or
  * socket takeover. A socket still borrowed goes back to the consumer
  * before the event that ends a socket connect is posted (ep->iws_event).
+ * If the provider had read the Reply of a connect the consumer abruptly
+ * disconnected, its ESTABLISHED comes (stale) while give_back() waits:
+ * the socket went with the connection, which is torn down here, and the
+ * event is BROKEN, not the DISCONNECTED that would hand the consumer a
+ * socket it no longer has.
  */
 static void ep_do_abort(struct kdapl_ep *ep)
 {
@@ -496,7 +501,10 @@ static void ep_do_abort(struct kdapl_ep *ep)
 	spin_lock_irq(&ep->lock);
 	iws = ep->iws;
 	ep->iws = NULL;
+	num = ep->iws_event;
 	spin_unlock_irq(&ep->lock);
+	if (iws && num)
+		kdapl_iws_give_back(iws);	/* no-op once given back */
 	if (iws)
 		kdapl_iws_release(iws);
 	if (ep->qp)
@@ -519,6 +527,9 @@ static void ep_do_abort(struct kdapl_ep *ep)
 	spin_lock_irq(&ep->lock);
 	num = ep->iws_event;
 	ep->iws_event = 0;
+	if (num && ep->iws_bound)
+		num = DAT_CONNECTION_EVENT_BROKEN;
+	ep->iws_bound = false;
 	spin_unlock_irq(&ep->lock);
 	if (num)
 		kdapl_ep_post_conn(ep, num);
@@ -1053,8 +1064,13 @@ void kdapl_ep_iws_event(struct kdapl_ep *ep,
 		ep_set_reads(ep, ev->ird, ev->ord);
 		if (!ep_outcome(ep, KDAPL_EP_EV_CM_ESTABLISHED,
 				DAT_CONNECTION_EVENT_ESTABLISHED, -1,
-				ev->pdata, len))
-			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);	/* stale */
+				ev->pdata, len)) {
+			/* stale: the socket is the connection's now */
+			spin_lock_irq(&ep->lock);
+			ep->iws_bound = true;
+			spin_unlock_irq(&ep->lock);
+			kdapl_ep_queue(ep, KDAPL_EP_ACT_ABORT);
+		}
 		break;
 	case KIWARP_SOCK_EV_REJECTED:
 		if (kiwarp_nonpeer_reject(ev->pdata, len, false))

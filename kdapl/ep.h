@@ -220,6 +220,9 @@ enum kdapl_ep_action {
  * @iws_event: socket mode: a connection event the ABORT action posts
  *	once the socket is back with the consumer (TIMED_OUT, or the
  *	DISCONNECTED of an abrupt disconnect while connecting); under @lock
+ * @iws_bound: socket mode: the provider's ESTABLISHED came after the EP
+ *	had left ACTIVE_CONNECTION_PENDING (a disconnect racing the Reply):
+ *	the socket went with the connection; under @lock
  * @iw_attr: socket mode: the socket's domain, type and protocol as
  *	transport-specific EP attributes (dat_ep_query), @iw_val their values
  */
@@ -282,6 +285,7 @@ struct kdapl_ep {
 	bool disc_asked;
 	struct kdapl_iws *iws;
 	DAT_EVENT_NUMBER iws_event;
+	bool iws_bound;
 	DAT_NAMED_ATTR iw_attr[3];
 	char iw_val[3][8];
 };
@@ -297,7 +301,8 @@ struct kdapl_ep {
  * @qual: the connection qualifier (port)
  * @used: bit 0 set once an RSP took its one request (atomic bitop, in
  *	the CM handler)
- * @dead: freed or torn down: queued arrivals are rejected; under ia->lock
+ * @dead: freed or torn down: queued arrivals are rejected (an SSP's only
+ *	once kdapl_sp_destroy() has waited for them); under ia->lock
  * @arrivals: requests queued whose arrival (sp.c, cr_arrive()) has not
  *	finished yet: kdapl_sp_destroy() waits for them
  * @node: on ia->sps, under ia->lock
@@ -307,6 +312,9 @@ struct kdapl_ep {
  * @ssp: a socket service point (iwsock.c; @psp false): @iws is its
  *	socket takeover, @sock the consumer's socket, @qual its local port
  * @iws, @sock: SSP only; @iws is released by dat_iw_ssp_free()
+ * @spare_cr: SSP only: the CR its one request will be, allocated with it
+ *	(the provider's event handler cannot fail for memory); taken by the
+ *	handler under iws->mutex, freed with the SSP if unused
  *
  * @ep changes under ia->lock.
  */
@@ -328,6 +336,7 @@ struct kdapl_sp {
 	bool ssp;
 	struct kdapl_iws *iws;
 	struct socket *sock;
+	struct kdapl_cr *spare_cr;
 };
 
 /**
@@ -425,10 +434,13 @@ void kdapl_ssp_detach(struct kdapl_sp *sp, struct kdapl_iws *iws);
 const char *kdapl_iws_show(struct kdapl_iws *iws);
 void kdapl_ep_iws_event(struct kdapl_ep *ep,
 			const struct kiwarp_sock_event *ev);
-int kdapl_cr_queue_iws(struct kdapl_sp *sp, struct kdapl_iws *iws,
-		       const void *pd, u16 pdlen, u32 ird, u32 ord,
-		       const struct sockaddr_storage *local,
+struct kdapl_cr *kdapl_cr_alloc(void);
+void kdapl_cr_free(struct kdapl_cr *cr);
+void kdapl_cr_make_iws(struct kdapl_cr *cr, struct kdapl_sp *sp,
+		       struct kdapl_iws *iws, const void *pd, u16 pdlen,
+		       u32 ird, u32 ord, const struct sockaddr_storage *local,
 		       const struct sockaddr_storage *remote);
+void kdapl_cr_queue(struct kdapl_cr *cr);
 DAT_RETURN kdapl_sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
 			    struct kdapl_evd *evd, struct kdapl_ep *ep);
 DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp);

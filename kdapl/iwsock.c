@@ -53,12 +53,17 @@
  * @ref: the SSP's (while it exists), the holder's
  * @ops: the provider's operations; a module reference (symbol_get)
  * @conn: the provider's connection, NULL if listen found the socket down
- * @mutex: see above; protects @owner, @requested, @down, @released
+ * @mutex: see above; protects @owner, @requested, @down, @released,
+ *	@detaching, @held_cr
  * @owner: the SSP or EP that gets the events (a reference), or NULL
  * @sock: the consumer's socket
  * @requested: the MPA Request arrived (SSP): the socket is the CR's
  * @down: SOCKET_DOWN was reported (SSP)
  * @released: the provider's connection was released
+ * @detaching: dat_iw_ssp_free() is taking the socket back (SSP): a
+ *	request that arrives meanwhile waits in @held_cr, so that no CR can
+ *	release the provider's connection while the free still uses it
+ * @held_cr: that request's CR, queued by kdapl_ssp_detach()
  */
 struct kdapl_iws {
 	struct kref ref;
@@ -70,6 +75,8 @@ struct kdapl_iws {
 	bool requested;
 	bool down;
 	bool released;
+	bool detaching;
+	struct kdapl_cr *held_cr;
 };
 
 static const struct kiwarp_sock_ops *iws_ops_get(struct ib_device *dev)
@@ -332,21 +339,27 @@ static void ssp_event(struct kdapl_iws *iws, struct kdapl_sp *sp,
 		      const struct kiwarp_sock_event *ev)
 {
 	struct sockaddr_storage l, r;
+	struct kdapl_cr *cr;
 
 	if (iws->requested || iws->down)
 		return;
 	switch (ev->type) {
 	case KIWARP_SOCK_EV_REQUEST:
+		cr = sp->spare_cr;	/* one request per SSP */
+		if (WARN_ON_ONCE(!cr))
+			return;
+		sp->spare_cr = NULL;
 		iws->ops->info(iws->conn, &l, &r, NULL, NULL);
 		kref_get(&iws->ref);	/* the CR's */
-		if (kdapl_cr_queue_iws(sp, iws, ev->pdata, ev->pdata_len,
-				       ev->ird, ev->ord, &l, &r)) {
-			iws_put(iws);
-			return;	/* no memory: ssp_free refuses it */
-		}
+		kdapl_cr_make_iws(cr, sp, iws, ev->pdata, ev->pdata_len,
+				  ev->ird, ev->ord, &l, &r);
 		iws->requested = true;
 		/* No events between the request and the accept. */
 		iws_set_owner(iws, NULL);
+		if (iws->detaching)
+			iws->held_cr = cr;	/* kdapl_ssp_detach() queues it */
+		else
+			kdapl_cr_queue(cr);
 		break;
 	case KIWARP_SOCK_EV_SOCKET_DOWN:
 		iws->down = true;
@@ -492,6 +505,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 		kdapl_ep_move(ep, KDAPL_EP_OP_CONNECT);
 		ep->iws = iws;
 		ep->iws_event = 0;
+		ep->iws_bound = false;
 		ep->local = l;
 		ep->remote = r;
 		ep->remote_qual = sockaddr_port(&ep->remote);
@@ -632,6 +646,12 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
+	sp->spare_cr = kdapl_cr_alloc();
+	if (!sp->spare_cr) {
+		kfree(sp);
+		ret = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
+	}
 	sp->base.hobj.type = KDAPL_HT_SSP;
 	sp->ssp = true;
 	sp->flags = ep ? DAT_PSP_CONSUMER_FLAG : DAT_PSP_PROVIDER_FLAG;
@@ -642,6 +662,7 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	/* The EP's and EVD's lookup references move to the SSP. */
 	ret = kdapl_sp_publish(ia, sp, evd, ep);
 	if (ret != DAT_SUCCESS) {
+		kdapl_cr_free(sp->spare_cr);
 		kfree(sp);
 		goto out;
 	}
@@ -703,38 +724,43 @@ EXPORT_SYMBOL_GPL(dat_iw_ssp_create);
  *
  * The provider may have read a Request whose REQUEST has not reached
  * kdapl_iws_handler() yet: give_back() then keeps the socket and waits
- * for that delivery, which (the SSP still owning @iws) queues the CR's
- * arrival; kdapl_sp_destroy() waits for it. A release() instead would
- * have rejected the Request and closed the socket under a consumer told
- * it was its own again (KUnit ssp_free_racing_request).
+ * for that delivery, whose CR is held (@iws->detaching) until the
+ * provider's connection is no longer used here, then queued; its
+ * arrival, which kdapl_sp_destroy() waits for, posts the event. A
+ * release() instead would have rejected the Request and closed the
+ * socket under a consumer told it was its own again (KUnit
+ * ssp_free_racing_request).
  *
  * Context: process context; no kdapl lock held.
  */
 void kdapl_ssp_detach(struct kdapl_sp *sp, struct kdapl_iws *iws)
 {
-	bool mine, stray = false;
-	int err = 0;
+	struct kdapl_cr *cr;
+	bool mine, rel = false;
+	int err = -EBUSY;
 
 	mutex_lock(&iws->mutex);
 	mine = !iws->requested && !iws->released && iws->conn;
+	iws->detaching = true;
 	mutex_unlock(&iws->mutex);
 	if (mine)
 		err = iws->ops->give_back(iws->conn);
 
 	mutex_lock(&iws->mutex);
-	if (mine && !err)
-		iws->released = true;	/* the socket went back */
-	else if (mine && !iws->requested)
-		stray = true;	/* a Request whose CR could not be made */
-	if (!iws->requested)
+	cr = iws->held_cr;
+	iws->held_cr = NULL;
+	if (!iws->requested) {
 		iws_set_owner(iws, NULL);
-	mutex_unlock(&iws->mutex);
-	if (stray) {
-		/* no memory for its CR (ssp_event): refused, socket closed */
-		pr_warn_ratelimited("kdapl: SSP freed with a request it could not deliver: rejected, socket closed\n");
-		kdapl_iws_release(iws);	/* drops the SSP's reference */
-		return;
+		/* given back, or ended by the provider (SOCKET_DOWN) */
+		rel = mine && err;
+		if (mine)
+			iws->released = true;
 	}
+	mutex_unlock(&iws->mutex);
+	if (rel)
+		iws->ops->release(iws->conn);
+	if (cr)
+		kdapl_cr_queue(cr);	/* the socket is the CR's */
 	iws_put(iws);
 }
 
@@ -791,6 +817,7 @@ DAT_RETURN dat_iw_ssp_query(DAT_IW_SSP_HANDLE ssp_handle,
 			    DAT_IW_SSP_PARAM_MASK ssp_param_mask,
 			    DAT_IW_SSP_PARAM *ssp_param)
 {
+	struct kdapl_iws *iws;
 	struct kdapl_sp *sp;
 	struct kdapl_ia *ia;
 	bool op;
@@ -807,9 +834,20 @@ DAT_RETURN dat_iw_ssp_query(DAT_IW_SSP_HANDLE ssp_handle,
 		return DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	}
 	ia = sp->base.ia;
-	mutex_lock(&sp->iws->mutex);
-	op = !sp->iws->requested && !sp->iws->down && !sp->iws->released;
-	mutex_unlock(&sp->iws->mutex);
+	/* a free racing this query takes sp->iws under ia->lock */
+	mutex_lock(&ia->lock);
+	iws = sp->iws;
+	if (iws)
+		kref_get(&iws->ref);
+	mutex_unlock(&ia->lock);
+	op = false;
+	if (iws) {
+		mutex_lock(&iws->mutex);
+		op = !iws->requested && !iws->down && !iws->released &&
+		     !iws->detaching;
+		mutex_unlock(&iws->mutex);
+		iws_put(iws);
+	}
 	if (ssp_param_mask & DAT_IW_SSP_FIELD_IA_HANDLE)
 		ssp_param->ia_handle = kdapl_obj_handle(&ia->base);
 	if (ssp_param_mask & DAT_IW_SSP_FIELD_SOCKET_ID)

@@ -267,17 +267,10 @@ static void kdapl_cr_work(struct work_struct *work)
 		cr_finish(cr, true);
 }
 
-/*
- * Record a request for @sp and queue its arrival. Takes over @id, which
- * must not be used by anyone else; its context becomes the CR.
- */
-static struct kdapl_cr *cr_new(struct kdapl_sp *sp, const void *pd,
-			       u16 pdlen, u32 ird, u32 ord)
+/* Fill the zeroed @cr with a request for @sp; counted in sp->arrivals. */
+static void cr_init(struct kdapl_cr *cr, struct kdapl_sp *sp, const void *pd,
+		    u16 pdlen, u32 ird, u32 ord)
 {
-	struct kdapl_cr *cr = kzalloc(sizeof(*cr), GFP_KERNEL);
-
-	if (!cr)
-		return NULL;
 	/* The type is what kdapl_cm_handler() looks at, before the handle. */
 	cr->base.hobj.type = KDAPL_HT_CR;
 	cr->pdata_len = min_t(unsigned int, pdlen, KDAPL_PDATA_MAX);
@@ -292,16 +285,20 @@ static struct kdapl_cr *cr_new(struct kdapl_sp *sp, const void *pd,
 	INIT_LIST_HEAD(&cr->node);
 	INIT_WORK(&cr->work, kdapl_cr_work);
 	cr->action = KDAPL_CR_ARRIVE;
-	return cr;
 }
 
+/*
+ * Record a request for @sp and queue its arrival. Takes over @id, which
+ * must not be used by anyone else; its context becomes the CR.
+ */
 static int cr_queue(struct kdapl_sp *sp, struct rdma_cm_id *id,
 		    const void *pd, u8 pdlen, u8 ird, u8 ord)
 {
-	struct kdapl_cr *cr = cr_new(sp, pd, pdlen, ird, ord);
+	struct kdapl_cr *cr = kzalloc(sizeof(*cr), GFP_KERNEL);
 
 	if (!cr)
 		return -ENOMEM;
+	cr_init(cr, sp, pd, pdlen, ird, ord);
 	cr->cm_id = id;
 	memcpy(&cr->local, &id->route.addr.src_addr, sizeof(cr->local));
 	memcpy(&cr->remote, &id->route.addr.dst_addr, sizeof(cr->remote));
@@ -310,10 +307,23 @@ static int cr_queue(struct kdapl_sp *sp, struct rdma_cm_id *id,
 	return 0;
 }
 
+/* An SSP's one CR, allocated with it: its request cannot fail for memory. */
+struct kdapl_cr *kdapl_cr_alloc(void)
+{
+	return kzalloc(sizeof(struct kdapl_cr), GFP_KERNEL);
+}
+
+/* A CR from kdapl_cr_alloc() that got no request. */
+void kdapl_cr_free(struct kdapl_cr *cr)
+{
+	kfree(cr);
+}
+
 /**
- * kdapl_cr_queue_iws() - record the MPA Request of an SSP and queue it
+ * kdapl_cr_make_iws() - record the MPA Request of an SSP in its CR
+ * @cr: the SSP's CR (kdapl_cr_alloc()); queued with kdapl_cr_queue()
  * @sp: the SSP
- * @iws: its takeover; the caller's reference moves to the CR on success
+ * @iws: its takeover; the caller's reference moves to the CR
  * @pd: the request's private data, @pdlen bytes (truncated to what kdapl
  *	keeps, with the CR's truncate flag set)
  * @pdlen: its length
@@ -322,23 +332,23 @@ static int cr_queue(struct kdapl_sp *sp, struct rdma_cm_id *id,
  * @local: the socket's local address
  * @remote: the socket's peer
  *
- * Return: 0 or -ENOMEM.
  * Context: the provider's event handler (process context).
  */
-int kdapl_cr_queue_iws(struct kdapl_sp *sp, struct kdapl_iws *iws,
-		       const void *pd, u16 pdlen, u32 ird, u32 ord,
-		       const struct sockaddr_storage *local,
+void kdapl_cr_make_iws(struct kdapl_cr *cr, struct kdapl_sp *sp,
+		       struct kdapl_iws *iws, const void *pd, u16 pdlen,
+		       u32 ird, u32 ord, const struct sockaddr_storage *local,
 		       const struct sockaddr_storage *remote)
 {
-	struct kdapl_cr *cr = cr_new(sp, pd, pdlen, ird, ord);
-
-	if (!cr)
-		return -ENOMEM;
+	cr_init(cr, sp, pd, pdlen, ird, ord);
 	cr->iws = iws;
 	cr->local = *local;
 	cr->remote = *remote;
+}
+
+/* Queue the arrival of a CR made by kdapl_cr_make_iws(). */
+void kdapl_cr_queue(struct kdapl_cr *cr)
+{
 	queue_work(kdapl_wq, &cr->work);
-	return 0;
 }
 
 /**
@@ -459,6 +469,10 @@ DAT_RETURN kdapl_sp_destroy(struct kdapl_sp *sp)
 		rdma_destroy_id(id);	/* waits for a handler in progress */
 	if (iws)
 		kdapl_ssp_detach(sp, iws);	/* no handler after this */
+	if (sp->spare_cr) {		/* an SSP that got no request */
+		kdapl_cr_free(sp->spare_cr);
+		sp->spare_cr = NULL;
+	}
 	/* nothing is queued for @sp any more: settle what is */
 	wait_var_event(&sp->arrivals, !atomic_read(&sp->arrivals));
 

@@ -1198,9 +1198,10 @@ static void socket_timeout_racing_reply(struct kunit *test)
 				     jiffies_to_usecs(end - jiffies) + 100);
 		len = raw_accept_reply(test, c->sb, flags, rev);
 		ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+		if (ev.event_number != DAT_CONNECTION_EVENT_TIMED_OUT)
+			c->sa = NULL;	/* the connection's, or unknown */
 		if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
 			established++;
-			c->sa = NULL;	/* the connection's */
 			KUNIT_EXPECT_EQ(test, ep_state(test, epa),
 					DAT_EP_STATE_CONNECTED);
 			ASSERT_OK(test,
@@ -1230,7 +1231,77 @@ static void socket_timeout_racing_reply(struct kunit *test)
 	}
 	kunit_info(test, "%d established, %d timed out\n", established,
 		   timed_out);
-	KUNIT_EXPECT_EQ(test, established + timed_out, 24);
+	/* the sweep crosses from one outcome to the other */
+	KUNIT_EXPECT_GT(test, established, 0);
+	KUNIT_EXPECT_GT(test, timed_out, 0);
+}
+
+/*
+ * An abrupt disconnect racing the peer's Reply: 0 to 0.92 ms after the
+ * Reply leaves, A disconnects its pending socket connect. Three endings
+ * are right: DISCONNECTED with the socket back, the Reply unread in it;
+ * ESTABLISHED first (the Reply won clearly), then DISCONNECTED; BROKEN
+ * when the provider had read the Reply but the EP had already left
+ * ACTIVE_CONNECTION_PENDING (the socket went with the connection).
+ * DISCONNECTED alone used to be posted for that last one too, with the
+ * socket released by the QP's teardown.
+ */
+static void socket_disconnect_racing_reply(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	int round, back = 0, established = 0, broken = 0;
+	u8 *pd = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	for (round = 0; round < 24; round++) {
+		DAT_EP_HANDLE epa = ep_make(test, &c->a);
+		u8 flags, rev, rep[24];
+		DAT_EVENT ev = {};
+		u16 pdlen;
+		int len;
+
+		tcp_pair(test);
+		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000, 0,
+						      NULL));
+		raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
+		len = raw_accept_reply(test, c->sb, flags, rev);
+		if (round)
+			usleep_range(round * 40, round * 40 + 20);
+		ASSERT_OK(test,
+			  dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+		ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+		if (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
+			c->sa = NULL;	/* the connection's, or unknown */
+		if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED) {
+			back++;
+			/* A's own socket, the Reply unread in it */
+			KUNIT_ASSERT_EQ(test, sk_recv(c->sa, rep, len, WAIT_MS),
+					len);
+			KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame",
+						     16), 0);
+			sock_release(c->sa);
+			c->sa = NULL;
+		} else if (ev.event_number ==
+			   DAT_CONNECTION_EVENT_ESTABLISHED) {
+			established++;
+			expect_ev(test, c->a.conn,
+				  DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+		} else {
+			KUNIT_ASSERT_EQ_MSG(test, ev.event_number,
+					    DAT_CONNECTION_EVENT_BROKEN,
+					    "event %#x", ev.event_number);
+			broken++;
+		}
+		expect_quiet(test, c->a.conn, 100);
+		KUNIT_EXPECT_EQ(test, ep_state(test, epa),
+				DAT_EP_STATE_DISCONNECTED);
+		ASSERT_OK(test, dat_ep_free(epa));
+		sock_release(c->sb);
+		c->sb = NULL;
+	}
+	kunit_info(test, "%d sockets back, %d established, %d broken\n",
+		   back, established, broken);
+	KUNIT_EXPECT_GT(test, back, 0);
 }
 
 /*
@@ -1407,13 +1478,13 @@ static void ssp_free_racing_request(struct kunit *test)
 			usleep_range(round * 50, round * 50 + 20);
 		ASSERT_OK(test, dat_iw_ssp_free(ssp));
 		if (dat_evd_dequeue(c->b.cr, &ev) == DAT_SUCCESS) {
+			c->sb = NULL;	/* a request took it */
 			KUNIT_ASSERT_EQ(test, ev.event_number,
 					DAT_CONNECTION_REQUEST_EVENT);
 			arrived++;
 			ASSERT_OK(test, dat_cr_reject(ev.event_data
 						      .cr_arrival_event_data
 						      .cr_handle, 0, NULL));
-			c->sb = NULL;	/* went with the request: closed */
 			expect_ev(test, c->a.conn,
 				  DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
 		} else {
@@ -1441,7 +1512,9 @@ static void ssp_free_racing_request(struct kunit *test)
 	}
 	kunit_info(test, "%d requests arrived, %d sockets came back\n",
 		   arrived, back);
-	KUNIT_EXPECT_EQ(test, arrived + back, 24);
+	/* the sweep crosses from one outcome to the other */
+	KUNIT_EXPECT_GT(test, arrived, 0);
+	KUNIT_EXPECT_GT(test, back, 0);
 }
 
 /*
@@ -1923,6 +1996,7 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(socket_non_peer_rejected),
 	KUNIT_CASE(socket_timed_out),
 	KUNIT_CASE(socket_timeout_racing_reply),
+	KUNIT_CASE(socket_disconnect_racing_reply),
 	KUNIT_CASE(socket_unreachable),
 	KUNIT_CASE(ssp_socket_down_at_create),
 	KUNIT_CASE(ssp_socket_down_before_request),

@@ -936,6 +936,31 @@ static void sock_test_give_back(struct kunit *test)
 	accept_both(c, a, b);
 }
 
+/*
+ * give_back() after SOCKET_DOWN: the provider ended the listen and gave
+ * the socket back itself; the conn stays the caller's (-EBUSY) until
+ * release(), which gives nothing back twice.
+ */
+static void sock_test_give_back_down(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	struct evrec *r;
+
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	sock_release(a->sock);
+	a->sock = NULL;
+	r = wait_ev(b, KIWARP_SOCK_EV_SOCKET_DOWN, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, r->returned);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.give_back(b->conn), -EBUSY);
+	KUNIT_EXPECT_EQ(test, nevents(b), 1);
+	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(b->conn));
+	b->conn = NULL;
+	KUNIT_EXPECT_NULL(test, b->sock->sk->sk_user_data);
+}
+
 static void sock_test_socket_down_at_listen(struct kunit *test)
 {
 	struct sctx *c = test->priv;
@@ -1255,6 +1280,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_release_connect),
 	KUNIT_CASE(sock_test_release_listen),
 	KUNIT_CASE(sock_test_give_back),
+	KUNIT_CASE(sock_test_give_back_down),
 	KUNIT_CASE(sock_test_socket_down_at_listen),
 	KUNIT_CASE(sock_test_socket_down_peer_closes),
 	KUNIT_CASE(sock_test_socket_down_not_mpa),

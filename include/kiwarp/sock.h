@@ -192,9 +192,10 @@ struct kiwarp_sock_param {
  *	borrowed (an SSP freed, a connect's time-out). A connect pending or
  *	a listen before REQUEST: as release(), the socket is given back and
  *	@conn freed: returns 0. Once the Request or the Reply was read,
- *	nothing changes: every event that came of it (REQUEST; ESTABLISHED,
- *	REJECTED or FAILED) has reached the handler when this returns, and
- *	it returns -EBUSY; @conn is the consumer's to answer and release as
+ *	or once the provider ended it (SOCKET_DOWN), nothing changes: every
+ *	event that came of it (REQUEST; ESTABLISHED, REJECTED or FAILED;
+ *	SOCKET_DOWN) has reached the handler when this returns, and it
+ *	returns -EBUSY; @conn is the consumer's to answer and release as
  *	before. A release() instead would reject a Request, or leave a
  *	bound socket to its QP, under a consumer that believes it has its
  *	socket back. Context: process, not from this connection's handler,
