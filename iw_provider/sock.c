@@ -960,6 +960,35 @@ static int kiwarp_sock_end(struct kiwarp_sock_conn *c, bool keep)
 	return returned;
 }
 
+/*
+ * The consumer refuses a Request on its own, with no event to tell its
+ * user the socket went: the MPA reject goes, the TCP connection is shut
+ * down and the socket given back (callbacks restored, not released).
+ */
+static int kiwarp_sock_refuse(struct kiwarp_sock_conn *c, const void *pdata,
+			      u16 pdata_len)
+{
+	struct mpa_frame_info rep = { .kind = MPA_KIND_REPLY, .reject = true };
+	struct socket *sock;
+	int ret = -EINVAL;
+
+	if (!c || pdata_len > MPA_MAX_PRIVDATA || (pdata_len && !pdata))
+		return -EINVAL;
+	mutex_lock(&c->lock);
+	if (c->state == KSC_REQUESTED) {
+		rep.rev = c->rep.rev;
+		rep.crc = c->rep.crc;
+		kiwarp_sock_send_mpa(c, &rep, pdata, pdata_len);
+		sock = c->sock;
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+		kiwarp_sock_ungrab(c);
+		c->state = KSC_DONE;
+		ret = 0;
+	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
 static bool kiwarp_sock_release(struct kiwarp_sock_conn *c)
 {
 	return kiwarp_sock_end(c, false) > 0;
@@ -1005,6 +1034,7 @@ const struct kiwarp_sock_ops kiwarp_sock_ops = {
 	.listen = kiwarp_sock_listen,
 	.accept = kiwarp_sock_accept,
 	.reject = kiwarp_sock_reject,
+	.refuse = kiwarp_sock_refuse,
 	.release = kiwarp_sock_release,
 	.give_back = kiwarp_sock_give_back,
 	.info = kiwarp_sock_info,

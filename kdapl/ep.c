@@ -358,23 +358,56 @@ static void kdapl_ep_qp_destroy(struct kdapl_ep *ep)
 	kdapl_ep_wrs_free(ep);
 }
 
+/*
+ * A pending socket connect ends with its IA: is the socket back? The
+ * provider gives it back unless it read the Reply first; then what came
+ * of it reached kdapl_ep_iws_event() meanwhile, and only an ESTABLISHED
+ * (ep->iws_bound) took the socket. cm_mutex held.
+ */
+static bool ep_iws_end(struct kdapl_ep *ep)
+{
+	struct kdapl_iws *iws;
+	bool back;
+
+	spin_lock_irq(&ep->lock);
+	iws = ep->iws;
+	ep->iws = NULL;
+	spin_unlock_irq(&ep->lock);
+	if (!iws)
+		return false;
+	back = !kdapl_iws_give_back(iws);
+	if (!back) {
+		spin_lock_irq(&ep->lock);
+		back = !ep->iws_bound;
+		spin_unlock_irq(&ep->lock);
+	}
+	kdapl_iws_release(iws);
+	return back;
+}
+
 /**
  * kdapl_ep_release_device() - give back the EP's device resources
  * @ep: an EP of an IA that is dead or closing
  *
  * The connection is over: a connected EP goes DISCONNECTED with a BROKEN
- * event. The EP object stays until it is freed.
+ * event. A socket connect still pending ends with DISCONNECTED if its
+ * socket came back (as an abrupt disconnect's), BROKEN if the provider
+ * had bound it (socket_transfer.rst). The EP object stays until it is
+ * freed.
  *
  * Context: process context, ia->lock held.
  */
 void kdapl_ep_release_device(struct kdapl_ep *ep)
 {
-	bool broken = false;
+	DAT_EVENT_NUMBER num = DAT_CONNECTION_EVENT_BROKEN;
+	bool broken = false, iws_pending;
 
 	lockdep_assert_held(&ep->base.ia->lock);
 	del_timer_sync(&ep->timer);
 	mutex_lock(&ep->cm_mutex);
 	spin_lock_irq(&ep->lock);
+	iws_pending = ep->iws &&
+		      ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
 	switch (ep->state) {
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		/*
@@ -392,11 +425,13 @@ void kdapl_ep_release_device(struct kdapl_ep *ep)
 		break;
 	}
 	spin_unlock_irq(&ep->lock);
+	if (broken && iws_pending && ep_iws_end(ep))
+		num = DAT_CONNECTION_EVENT_DISCONNECTED;
 	kdapl_ep_qp_destroy(ep);
 	mutex_unlock(&ep->cm_mutex);
 	if (broken) {
 		ep->peer_pdata_len = 0;
-		kdapl_ep_post_conn(ep, DAT_CONNECTION_EVENT_BROKEN);
+		kdapl_ep_post_conn(ep, num);
 	}
 }
 

@@ -427,6 +427,7 @@ bool kdapl_iws_supported(struct kdapl_provider *prov);
 void kdapl_iws_release(struct kdapl_iws *iws);
 int kdapl_iws_give_back(struct kdapl_iws *iws);
 void kdapl_iws_reject(struct kdapl_iws *iws, const void *pdata, u16 len);
+void kdapl_iws_refuse(struct kdapl_iws *iws);
 int kdapl_iws_accept(struct kdapl_iws *iws, struct kdapl_ep *ep,
 		     const struct kiwarp_sock_param *p);
 void kdapl_ssp_post_down(struct kdapl_sp *sp);

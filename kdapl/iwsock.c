@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
+#include <kiwarp/reject.h>
 #include <kiwarp/sock.h>
 #include <dat2/dat_iw_extensions.h>
 
@@ -210,6 +211,21 @@ int kdapl_iws_give_back(struct kdapl_iws *iws)
 		mutex_unlock(&iws->mutex);
 	}
 	return err;
+}
+
+/**
+ * kdapl_iws_refuse() - kdapl itself refuses an SSP's request
+ * @iws: held by a CR that never reached the consumer
+ *
+ * The requester reads a non-peer reject; the socket, shut down, stays the
+ * consumer's, who was never told it went (no request event).
+ * Context: process context.
+ */
+void kdapl_iws_refuse(struct kdapl_iws *iws)
+{
+	if (iws->conn && !iws->released)
+		iws->ops->refuse(iws->conn, KIWARP_NONPEER_REJECT,
+				 KIWARP_NONPEER_REJECT_LEN);
 }
 
 /**

@@ -203,9 +203,9 @@ reject:
 		cr_reject_nonpeer(cr->cm_id);
 		cr->cm_id = NULL;
 	}
+	/* no event: the socket stays the consumer's, shut down */
 	if (cr->iws)
-		kdapl_iws_reject(cr->iws, KIWARP_NONPEER_REJECT,
-				 KIWARP_NONPEER_REJECT_LEN);
+		kdapl_iws_refuse(cr->iws);
 	kdapl_cr_discard(cr);
 }
 

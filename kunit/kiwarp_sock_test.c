@@ -937,6 +937,48 @@ static void sock_test_give_back(struct kunit *test)
 }
 
 /*
+ * refuse(): the consumer turns a Request down with nobody told, so the
+ * socket must stay its own: the requester reads a non-peer reject and
+ * the end of the stream, the listener's struct socket is intact, shut
+ * down, its callbacks back.
+ */
+static void sock_test_refuse(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0], *b = &c->h[1];
+	char got[4];
+	struct kvec iov = { .iov_base = got, .iov_len = sizeof(got) };
+	struct msghdr msg = {};
+	struct evrec *r;
+
+	host_qp(c, a);
+	pair_hosts(c);
+	do_listen(c, b, NULL, 0);
+	do_connect(c, a);
+	KUNIT_ASSERT_NOT_NULL(test, wait_ev(b, KIWARP_SOCK_EV_REQUEST, TMO));
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.refuse(b->conn,
+						     KIWARP_NONPEER_REJECT,
+						     KIWARP_NONPEER_REJECT_LEN),
+			0);
+	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.refuse(b->conn, NULL, 0),
+			-EINVAL);
+	r = wait_ev(a, KIWARP_SOCK_EV_REJECTED, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_TRUE(test, kiwarp_nonpeer_reject(r->pdata, r->pdata_len,
+						      false));
+	KUNIT_ASSERT_NOT_NULL(test, b->sock->sk);
+	KUNIT_EXPECT_NULL(test, b->sock->sk->sk_user_data);
+	/* shut down: end of stream at once */
+	b->sock->sk->sk_rcvtimeo = HZ;
+	KUNIT_EXPECT_EQ(test, kernel_recvmsg(b->sock, &msg, &iov, 1,
+					     sizeof(got), 0), 0);
+	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(b->conn));
+	b->conn = NULL;
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, nevents(b), 1);
+}
+
+/*
  * give_back() after SOCKET_DOWN: the provider ended the listen and gave
  * the socket back itself; the conn stays the caller's (-EBUSY) until
  * release(), which gives nothing back twice.
@@ -1281,6 +1323,7 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_release_listen),
 	KUNIT_CASE(sock_test_give_back),
 	KUNIT_CASE(sock_test_give_back_down),
+	KUNIT_CASE(sock_test_refuse),
 	KUNIT_CASE(sock_test_socket_down_at_listen),
 	KUNIT_CASE(sock_test_socket_down_peer_closes),
 	KUNIT_CASE(sock_test_socket_down_not_mpa),

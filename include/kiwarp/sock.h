@@ -179,6 +179,12 @@ struct kiwarp_sock_param {
  *	not IDLE), -ENOMEM. Does not sleep for the peer.
  * @reject: after REQUEST: send an MPA Reply with the Reject bit and
  *	@pdata, then close the socket. No further event. Return: 0, -EINVAL.
+ * @refuse: after REQUEST, for a consumer that refuses it on its own
+ *	(nobody was told of the request, so nobody knows the socket went):
+ *	an MPA reject Reply with @pdata, then the TCP connection is shut
+ *	down and the socket given back, callbacks restored and not released:
+ *	the consumer still owns the struct socket. No further event.
+ *	Return: 0, -EINVAL (wrong state, bad private data).
  * @release: the consumer is done with @conn; synchronous, any state, no
  *	handler call after it returns, @conn is freed. Before the socket
  *	became kiwarp's (connect pending, listen before REQUEST): it is given
@@ -219,6 +225,8 @@ struct kiwarp_sock_ops {
 	int (*accept)(struct kiwarp_sock_conn *conn, struct ib_qp *qp,
 		      const struct kiwarp_sock_param *p);
 	int (*reject)(struct kiwarp_sock_conn *conn, const void *pdata,
+		      u16 pdata_len);
+	int (*refuse)(struct kiwarp_sock_conn *conn, const void *pdata,
 		      u16 pdata_len);
 	bool (*release)(struct kiwarp_sock_conn *conn);
 	int (*give_back)(struct kiwarp_sock_conn *conn);
