@@ -675,22 +675,33 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	sock_addrs(socket_id, &l, &r);
 	sp->qual = sockaddr_port(&l);
 
+	/*
+	 * Published, the SSP may be freed at once (an abrupt dat_ia_close
+	 * racing this call): it has its takeover from the start, so the
+	 * free detaches it, and the creator keeps a reference on each
+	 * until it is done (kdapl_sp_publish() takes the SSP's).
+	 */
+	sp->iws = iws;		/* the SSP's reference */
+	kref_get(&iws->ref);	/* the creator's: @iws, below */
 	/* The EP's and EVD's lookup references move to the SSP. */
 	ret = kdapl_sp_publish(ia, sp, evd, ep);
 	if (ret != DAT_SUCCESS) {
+		iws_put(iws);
 		kdapl_cr_free(sp->spare_cr);
 		kfree(sp);
 		goto out;
 	}
 	evd = NULL;
 	ep = NULL;
-	sp->iws = iws;		/* the SSP's reference */
 
 	mutex_lock(&iws->mutex);
-	iws_set_owner(iws, &sp->base);
-	err = -ENOTCONN;
-	if (socket_id->sk->sk_state == TCP_ESTABLISHED ||
-	    socket_id->sk->sk_state == TCP_CLOSE_WAIT)
+	err = -ECANCELED;	/* freed meanwhile: never listened */
+	if (!iws->detaching) {
+		iws_set_owner(iws, &sp->base);
+		err = -ENOTCONN;
+	}
+	if (err == -ENOTCONN && (socket_id->sk->sk_state == TCP_ESTABLISHED ||
+				 socket_id->sk->sk_state == TCP_CLOSE_WAIT))
 		err = iws->ops->listen(ia->prov->ibdev, socket_id,
 				       final_sm_msg, final_sm_msg_len,
 				       kdapl_iws_handler, iws, &iws->conn);
@@ -707,19 +718,22 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	if (err)
 		iws_set_owner(iws, NULL);
 	mutex_unlock(&iws->mutex);
-	iws = NULL;
 	if (err) {
 		/* -EAGAIN: none of the final message went, socket intact */
-		kdapl_sp_destroy(sp);
+		kdapl_sp_destroy(sp);	/* DAT_INVALID_HANDLE if freed */
 		ret = err == -ENOMEM || err == -EAGAIN ?
 		      DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY) :
+		      err == -ECANCELED ?
+		      DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE) :
 		      check_ret(err);
+		kdapl_obj_put(&sp->base);	/* the creator's */
 		goto out;
 	}
 	if (down)
 		kdapl_ssp_post_down(sp);
 	*ssp_handle = kdapl_obj_handle(&sp->base);
+	kdapl_obj_put(&sp->base);	/* the creator's */
 	ret = DAT_SUCCESS;
 out:
 	if (iws)

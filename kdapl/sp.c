@@ -556,6 +556,8 @@ static DAT_RETURN sp_publish(struct kdapl_ia *ia, struct kdapl_sp *sp,
 	list_add_tail(&sp->all, &sp_list);
 	spin_unlock_irq(&sp_list_lock);
 	sp->cm_id = id;
+	if (sp->ssp)	/* the creator's (iwsock.c): a free may come at once */
+		kdapl_hobj_ref(&sp->base.hobj);
 	mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 
@@ -573,6 +575,10 @@ out_unlock:
  * @sp: the SSP, filled in but for the links
  * @evd: its CR EVD (a lookup reference, moved to @sp on success)
  * @ep: its EP or NULL (a lookup reference, moved on success)
+ *
+ * On success the caller holds a reference of its own on @sp (dropped
+ * with kdapl_obj_put()): a racing free may run from the moment the
+ * handle exists.
  *
  * Return: DAT_SUCCESS, DAT_INVALID_STATE (IA closing, EP not
  * UNCONNECTED), DAT_INSUFFICIENT_RESOURCES.
