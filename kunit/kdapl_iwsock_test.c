@@ -1168,10 +1168,11 @@ static int raw_accept_reply(struct kunit *test, struct socket *s, u8 flags,
 /*
  * A connect's time-out racing the peer's Reply (a peer can time it):
  * TIMED_OUT only with the socket back, the whole Reply unread in it;
- * else the Reply won and the EP is CONNECTED. Replies go 94 to 105.5 ms
- * into a 100 ms time-out. (The timer used to decide alone: a Reply read
- * but not yet delivered bound the socket to the QP, whose teardown
- * released it under a consumer told TIMED_OUT.)
+ * else the Reply won and the EP is CONNECTED. Replies go 94.5 to 105
+ * ms into a 100 ms time-out, and at 20 and 300 ms (one of each
+ * ending). (The timer used to decide alone: a Reply read but not yet
+ * delivered bound the socket to the QP, whose teardown released it
+ * under a consumer told TIMED_OUT.)
  */
 static void socket_timeout_racing_reply(struct kunit *test)
 {
@@ -1189,7 +1190,10 @@ static void socket_timeout_racing_reply(struct kunit *test)
 		DAT_EVENT ev = {};
 
 		tcp_pair(test);
-		end = jiffies + usecs_to_jiffies(94000 + round * 500);
+		/* anchors: round 0 answers at 20 ms, the last at 300 ms */
+		end = jiffies + usecs_to_jiffies(!round ? 20000 :
+						 round == 23 ? 300000 :
+						 94000 + round * 500);
 		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 100000, 0,
 						      NULL));
 		raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
@@ -1238,7 +1242,8 @@ static void socket_timeout_racing_reply(struct kunit *test)
 
 /*
  * An abrupt disconnect racing the peer's Reply: 0 to 0.92 ms after the
- * Reply leaves, A disconnects its pending socket connect. Three endings
+ * Reply leaves, A disconnects its pending socket connect (round 0, the
+ * anchor, disconnects before the Reply is sent). Three endings
  * are right: DISCONNECTED with the socket back, the Reply unread in it;
  * ESTABLISHED first (the Reply won clearly), then DISCONNECTED; BROKEN
  * when the provider had read the Reply but the EP had already left
@@ -1246,6 +1251,11 @@ static void socket_timeout_racing_reply(struct kunit *test)
  * DISCONNECTED alone used to be posted for that last one too, with the
  * socket released by the QP's teardown.
  */
+static DAT_RETURN abrupt(DAT_EP_HANDLE ep)
+{
+	return dat_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+}
+
 static void socket_disconnect_racing_reply(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
@@ -1264,11 +1274,16 @@ static void socket_disconnect_racing_reply(struct kunit *test)
 		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000, 0,
 						      NULL));
 		raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
+		if (!round) {
+			/* the anchor: disconnected before any Reply */
+			ASSERT_OK(test, abrupt(epa));
+			msleep(50);
+		}
 		len = raw_accept_reply(test, c->sb, flags, rev);
-		if (round)
+		if (round > 1)
 			usleep_range(round * 40, round * 40 + 20);
-		ASSERT_OK(test,
-			  dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+		if (round)
+			ASSERT_OK(test, abrupt(epa));
 		ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
 		if (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
 			c->sa = NULL;	/* the connection's, or unknown */
@@ -1301,7 +1316,7 @@ static void socket_disconnect_racing_reply(struct kunit *test)
 	}
 	kunit_info(test, "%d sockets back, %d established, %d broken\n",
 		   back, established, broken);
-	KUNIT_EXPECT_GT(test, back, 0);
+	KUNIT_EXPECT_GT(test, back, 0);		/* the anchor at least */
 }
 
 /*
@@ -1449,9 +1464,11 @@ static void ssp_free_returns_socket(struct kunit *test)
  * the free returns, the consumer can tell at once, with no waiting:
  * either the request's CONNECTION_REQUEST is on the EVD (the socket is
  * the CR's), or the socket is its own again with the Request unread in
- * it, and no request event comes later. Rounds free the SSP 0 to 1.15
- * ms after A's connect, across the provider's taking of the Request
- * and kdapl's queued arrival; the outcomes are counted, not forced.
+ * it, and no request event comes later. Rounds free the SSP 0.05 to
+ * 1.1 ms after A's connect, across the provider's taking of the Request
+ * and kdapl's queued arrival; the outcomes are counted, not forced,
+ * but for two anchors: round 0 frees before A connects, the last 300
+ * ms after.
  * (Before give_back(), kiwarp rejected a Request read but not yet
  * delivered and closed the socket: the first run of this case read a
  * released socket.)
@@ -1471,12 +1488,17 @@ static void ssp_free_racing_request(struct kunit *test)
 		tcp_pair(test);
 		ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr,
 						  NULL, 0, &ssp));
+		if (!round)	/* anchor: freed before any Request */
+			ASSERT_OK(test, dat_iw_ssp_free(ssp));
 		ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000,
 						      sizeof(hello),
 						      (void *)hello));
-		if (round)
+		if (round == 23)	/* anchor: the Request is in */
+			msleep(300);
+		else if (round)
 			usleep_range(round * 50, round * 50 + 20);
-		ASSERT_OK(test, dat_iw_ssp_free(ssp));
+		if (round)
+			ASSERT_OK(test, dat_iw_ssp_free(ssp));
 		if (dat_evd_dequeue(c->b.cr, &ev) == DAT_SUCCESS) {
 			c->sb = NULL;	/* a request took it */
 			KUNIT_ASSERT_EQ(test, ev.event_number,
@@ -1817,29 +1839,14 @@ static void socket_peer_never_fin(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
 	DAT_EP_HANDLE epa = ep_make(test, &c->a);
-	u8 flags, rev, pd[512], rep[24];
+	u8 flags, rev, pd[512];
 	unsigned long t0;
 	u16 pdlen;
-	int len = 20;
 
 	tcp_pair(test);
 	ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000, 0, NULL));
 	raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
-	memcpy(rep, "MPA ID Rep Frame", 16);
-	rep[16] = flags & 0x50;		/* CRC as asked, E if enhanced */
-	rep[17] = rev;
-	rep[18] = 0;
-	rep[19] = 0;
-	if ((flags & 0x10) && rev == 2) {
-		/* RFC 6581 block: IRD 1, ORD 1, no RTR */
-		rep[19] = 4;
-		rep[20] = 0;
-		rep[21] = 1;
-		rep[22] = 0;
-		rep[23] = 1;
-		len = 24;
-	}
-	KUNIT_ASSERT_EQ(test, sk_send(c->sb, rep, len), len);
+	raw_accept_reply(test, c->sb, flags, rev);
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	c->sa = NULL;
 	t0 = jiffies;
