@@ -1165,6 +1165,21 @@ static int raw_accept_reply(struct kunit *test, struct socket *s, u8 flags,
 	return len;
 }
 
+/* The connect failed with A's socket back: the @len-byte Reply unread. */
+static void expect_reply_unread(struct kunit *test, struct socket *s,
+				int len)
+{
+	u8 rep[24];
+
+	KUNIT_ASSERT_EQ(test, sk_recv(s, rep, len, WAIT_MS), len);
+	KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame", 16), 0);
+}
+
+static DAT_RETURN abrupt(DAT_EP_HANDLE ep)
+{
+	return dat_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+}
+
 /*
  * A connect's time-out racing the peer's Reply (a peer can time it):
  * TIMED_OUT only with the socket back, the whole Reply unread in it;
@@ -1184,7 +1199,7 @@ static void socket_timeout_racing_reply(struct kunit *test)
 	for (round = 0; round < 24; round++) {
 		DAT_EP_HANDLE epa = ep_make(test, &c->a);
 		unsigned long end;
-		u8 flags, rev, rep[24];
+		u8 flags, rev;
 		u16 pdlen;
 		int len;
 		DAT_EVENT ev = {};
@@ -1208,8 +1223,7 @@ static void socket_timeout_racing_reply(struct kunit *test)
 			established++;
 			KUNIT_EXPECT_EQ(test, ep_state(test, epa),
 					DAT_EP_STATE_CONNECTED);
-			ASSERT_OK(test,
-				  dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+			ASSERT_OK(test, abrupt(epa));
 			expect_ev(test, c->a.conn,
 				  DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 		} else {
@@ -1219,11 +1233,7 @@ static void socket_timeout_racing_reply(struct kunit *test)
 			timed_out++;
 			KUNIT_EXPECT_EQ(test, ep_state(test, epa),
 					DAT_EP_STATE_DISCONNECTED);
-			/* A's own socket, the Reply unread in it */
-			KUNIT_ASSERT_EQ(test, sk_recv(c->sa, rep, len, WAIT_MS),
-					len);
-			KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame",
-						     16), 0);
+			expect_reply_unread(test, c->sa, len);
 			stream_both_ways(test, c->sa, c->sb);
 			expect_quiet(test, c->a.conn, 100);
 			sock_release(c->sa);
@@ -1251,11 +1261,6 @@ static void socket_timeout_racing_reply(struct kunit *test)
  * DISCONNECTED alone used to be posted for that last one too, with the
  * socket released by the QP's teardown.
  */
-static DAT_RETURN abrupt(DAT_EP_HANDLE ep)
-{
-	return dat_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
-}
-
 static void socket_disconnect_racing_reply(struct kunit *test)
 {
 	struct ictx *c = ctx(test);
@@ -1265,7 +1270,7 @@ static void socket_disconnect_racing_reply(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pd);
 	for (round = 0; round < 24; round++) {
 		DAT_EP_HANDLE epa = ep_make(test, &c->a);
-		u8 flags, rev, rep[24];
+		u8 flags, rev;
 		DAT_EVENT ev = {};
 		u16 pdlen;
 		int len;
@@ -1289,11 +1294,7 @@ static void socket_disconnect_racing_reply(struct kunit *test)
 			c->sa = NULL;	/* the connection's, or unknown */
 		if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED) {
 			back++;
-			/* A's own socket, the Reply unread in it */
-			KUNIT_ASSERT_EQ(test, sk_recv(c->sa, rep, len, WAIT_MS),
-					len);
-			KUNIT_EXPECT_EQ(test, memcmp(rep, "MPA ID Rep Frame",
-						     16), 0);
+			expect_reply_unread(test, c->sa, len);
 			sock_release(c->sa);
 			c->sa = NULL;
 		} else if (ev.event_number ==

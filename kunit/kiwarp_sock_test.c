@@ -978,6 +978,20 @@ static void sock_test_refuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nevents(b), 1);
 }
 
+/* @a closes under @b's listen: SOCKET_DOWN, the socket given back. */
+static struct evrec *peer_closes(struct sctx *c, struct host *a,
+				 struct host *b)
+{
+	struct evrec *r;
+
+	sock_release(a->sock);
+	a->sock = NULL;
+	r = wait_ev(b, KIWARP_SOCK_EV_SOCKET_DOWN, TMO);
+	KUNIT_ASSERT_NOT_NULL(c->test, r);
+	KUNIT_EXPECT_TRUE(c->test, r->returned);
+	return r;
+}
+
 /*
  * give_back() after SOCKET_DOWN: the provider ended the listen and gave
  * the socket back itself; the conn stays the caller's (-EBUSY) until
@@ -987,15 +1001,10 @@ static void sock_test_give_back_down(struct kunit *test)
 {
 	struct sctx *c = test->priv;
 	struct host *a = &c->h[0], *b = &c->h[1];
-	struct evrec *r;
 
 	pair_hosts(c);
 	do_listen(c, b, NULL, 0);
-	sock_release(a->sock);
-	a->sock = NULL;
-	r = wait_ev(b, KIWARP_SOCK_EV_SOCKET_DOWN, TMO);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_TRUE(test, r->returned);
+	peer_closes(c, a, b);
 	KUNIT_EXPECT_EQ(test, kiwarp_sock_ops.give_back(b->conn), -EBUSY);
 	KUNIT_EXPECT_EQ(test, nevents(b), 1);
 	KUNIT_EXPECT_FALSE(test, kiwarp_sock_ops.release(b->conn));
@@ -1033,11 +1042,7 @@ static void sock_test_socket_down_peer_closes(struct kunit *test)
 	do_listen(c, b, NULL, 0);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, nevents(b), 0);
-	sock_release(a->sock);
-	a->sock = NULL;
-	r = wait_ev(b, KIWARP_SOCK_EV_SOCKET_DOWN, TMO);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_TRUE(test, r->returned);
+	r = peer_closes(c, a, b);
 	KUNIT_EXPECT_EQ(test, r->status, -ECONNABORTED);
 	KUNIT_EXPECT_NULL(test, b->sock->sk->sk_user_data);
 }
