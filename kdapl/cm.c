@@ -161,6 +161,13 @@ static void ep_set_peer_pdata(struct kdapl_ep *ep, const void *p, u16 len)
 /*
  * A CM outcome for @ep: move the state by @op and, if the table allows
  * it, post @num and queue @act (0: nothing). Returns whether it moved.
+ * The event is posted under ep->lock with the move (lock order: ep->lock
+ * before evd->lock): a dat_ep_disconnect() that sees the new state posts
+ * its own event after this one. Posted after the unlock, an ESTABLISHED
+ * could follow the DISCONNECTED of a disconnect that found the EP
+ * CONNECTED - a consumer then read a socket-mode connection's socket as
+ * its own while the abort released it (KASAN, KUnit
+ * kdapl_iwsock/socket_disconnect_racing_reply, 1 run in 4).
  */
 static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
 		       DAT_EVENT_NUMBER num, int act,
@@ -175,12 +182,12 @@ static bool ep_outcome(struct kdapl_ep *ep, enum kdapl_ep_op op,
 		ep->deadline = jiffies + MAX_JIFFY_OFFSET;
 		del_timer(&ep->timer);
 		ep_set_peer_pdata(ep, pdata, pdata_len);
+		if (num)
+			kdapl_ep_post_conn(ep, num);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!moved)
 		return false;
-	if (num)
-		kdapl_ep_post_conn(ep, num);
 	if (act >= 0)
 		kdapl_ep_queue(ep, act);
 	return true;
