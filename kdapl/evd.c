@@ -152,40 +152,39 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
  * ring full is refused like any event: counted and reported as an
  * overflow (kdapl_evd_post()).
  *
- * After arming, the CQ is polled once more. siw publishes a completion
- * (cq_put, under its CQ lock) and then reads whether the CQ is armed
- * without a barrier between the two, while siw_req_notify_cq() sets the
- * flag and reads cq_put without that lock: each side can miss the
- * other's store, and the completion would notify nobody until the next
- * one arrives. ib_poll_cq() takes siw's CQ lock, which orders us after
- * such a producer, or it after our arming. (Found by reading siw; not
- * seen: kdapltest counts events that came without their upcall, and
- * found none either way. Documentation/kdapltest.rst.)
+ * A poll that returns fewer completions than asked found the CQ empty:
+ * it is armed at once, with IB_CQ_REPORT_MISSED_EVENTS telling whether
+ * one came meanwhile (then the processing runs again), as ib_core's own
+ * pollers do (__ib_process_cq()). A single completion thus costs one
+ * poll and the arming; polling the empty CQ again before and after
+ * arming cost two more calls of the driver's poll per processing, half
+ * of kiwarp's ib_poll_cq samples in a 64 B DAT ping-pong's profile
+ * (Documentation/performance.rst).
+ *
+ * siw alone is polled once more after arming (@poll_after_arm). It
+ * publishes a completion (cq_put, under its CQ lock) and then reads
+ * whether the CQ is armed without a barrier between the two, while
+ * siw_req_notify_cq() sets the flag and reads cq_put without that lock:
+ * each side can miss the other's store, and the completion would notify
+ * nobody until the next one arrives. ib_poll_cq() takes siw's CQ lock,
+ * which orders us after such a producer, or it after our arming. (Found
+ * by reading siw; not seen: kdapltest counts events that came without
+ * their upcall, and found none either way. Documentation/kdapltest.rst.)
+ * kiwarp and rxe arm and look for completions under their CQ lock.
  */
 static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 {
 	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
 	struct ib_wc wcs[KDAPL_EVD_POLL_BATCH];
-	int polled = 0, n, i;
+	int polled = 0, want, n, i;
 	bool again = false, armed = false;
 	struct ib_cq *cq;
 
 	rcu_read_lock();	/* kdapl_evd_release_device() waits for us */
 	cq = READ_ONCE(evd->cq);
 	while (cq && polled < budget) {
-		n = min(budget - polled, KDAPL_EVD_POLL_BATCH);
-		n = ib_poll_cq(cq, n, wcs);
-		if (n <= 0 && armed)
-			break;		/* empty after arming too */
-		if (n <= 0) {
-			/* Empty: re-arm; a positive answer means poll again. */
-			again = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
-						 IB_CQ_REPORT_MISSED_EVENTS) > 0;
-			if (again)
-				break;
-			armed = true;	/* and poll once more, see above */
-			continue;
-		}
+		want = min(budget - polled, KDAPL_EVD_POLL_BATCH);
+		n = ib_poll_cq(cq, want, wcs);
 		for (i = 0; i < n; i++) {
 			/* kdapl_evd_deliver(): no more in hand after this one */
 			evd->poll_last = i + 1 == n;
@@ -195,7 +194,18 @@ static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 				wcs[i].wr_cqe->done(cq, &wcs[i]);
 		}
 		evd->poll_last = false;
-		polled += n;
+		if (n > 0)
+			polled += n;
+		if (n == want || (n > 0 && armed))
+			continue;
+		if (armed)
+			break;		/* empty after arming too (siw) */
+		/* Empty: re-arm; a positive answer means poll again. */
+		again = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+					 IB_CQ_REPORT_MISSED_EVENTS) > 0;
+		if (again || !evd->poll_after_arm)
+			break;
+		armed = true;	/* and poll once more, see above */
 	}
 	rcu_read_unlock();
 
@@ -252,6 +262,7 @@ static int kdapl_evd_cq_create(struct kdapl_evd *evd, struct ib_device *ibdev)
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	evd->cqe = cq->cqe;
+	evd->poll_after_arm = ibdev->ops.driver_id == RDMA_DRIVER_SIW;
 	WRITE_ONCE(evd->cq, cq);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	return 0;

@@ -55,6 +55,9 @@ struct kdapl_cpuset;
  * @cqe: the CQ's size
  * @poll_last: the completion @dispatch hands to its done function is the
  *	last of those it polled (kdapl_evd_deliver()); @dispatch's alone
+ * @poll_after_arm: the CQ's driver may miss a completion that races its
+ *	arming (siw, evd_cq_poll()): poll once more after arming; set with
+ *	@cq
  */
 struct kdapl_evd {
 	struct kdapl_obj base;
@@ -81,6 +84,7 @@ struct kdapl_evd {
 	struct ib_cq *cq;
 	int cqe;
 	bool poll_last;
+	bool poll_after_arm;
 };
 
 /*

@@ -98,7 +98,11 @@ if [ -n "$only" ] && [ -z "$profile" ]; then
 fi
 if [ -n "$profile" ]; then
 	printf 'ONLY=%s\nPROFILE=1\n' "'$profile'" >>"$run/bench.conf"
-	rm -f "$run"/out/profile-*.txt
+	# KDAPL_PROFILE_ANNOTATE="sym ...": perf annotate of those too
+	[ -z "${KDAPL_PROFILE_ANNOTATE:-}" ] ||
+		printf 'PROFILE_ANNOTATE=%s\n' "'$KDAPL_PROFILE_ANNOTATE'" \
+			>>"$run/bench.conf"
+	rm -f "$run"/out/profile-*.txt "$run"/out/annotate-*.txt
 fi
 
 # The guests' clocksource. Under TCG the kernel finds the vCPUs' TSCs
@@ -162,6 +166,11 @@ fi
 if [ -n "$profile" ]; then
 	for f in "$run"/out/profile-*.txt; do
 		[ -e "$f" ] || { echo "bench: no profile written" >&2; exit 1; }
+		cp "$f" "$out/"
+		echo "bench: wrote $out/$(basename "$f")"
+	done
+	for f in "$run"/out/annotate-*.txt; do
+		[ -e "$f" ] || continue
 		cp "$f" "$out/"
 		echo "bench: wrote $out/$(basename "$f")"
 	done

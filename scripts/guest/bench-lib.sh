@@ -67,7 +67,11 @@ interleave() {
 
 # --profile: the command under perf (cpu-clock samples of every CPU, call
 # graphs); its report, kernel and modules included, to profile-<tag>.txt:
-# self time per symbol, then inclusive time (callees included)
+# the number of samples, self time per symbol, then inclusive time
+# (callees included), each with its sample count: a 64 B ping-pong of
+# ROUNDS round trips has a fixed amount of work, so counts of two runs
+# compare per round trip. cpu-clock samples are hrtimer interrupts: a
+# section with interrupts off is charged to where it turns them on.
 profile_cmd() {
 	local tag data
 	tag=$(echo "$*" | sed -n 's/.*tag=\([^ ]*\).*/\1/p')
@@ -78,14 +82,17 @@ profile_cmd() {
 		sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
 		echo "kdapl-bench: perf record failed: $*"
 	cat "$CTL" >>"$RAW"
-	perf report -q -i "$data" --stdio --no-children --sort sym \
-		--percent-limit 0.5 -g none >"$OUT/profile-$tag.txt" 2>&1
-	# and with callees' samples included (inclusive time per function)
 	{
+		perf report -q -i "$data" --stdio --no-children --sort cpu -n \
+			-g none 2>&1 |
+			awk '{ n += $2 } END { print "# samples " n + 0 }'
+		perf report -q -i "$data" --stdio --no-children --sort sym -n \
+			--percent-limit 0.5 -g none 2>&1
+		# and with callees' samples included (inclusive time)
 		echo "# inclusive (children), symbols of 0.3% and more"
-		perf report -q -i "$data" --stdio --children --sort sym \
+		perf report -q -i "$data" --stdio --children --sort sym -n \
 			--percent-limit 0.3 -g none 2>&1
-	} >>"$OUT/profile-$tag.txt"
+	} >"$OUT/profile-$tag.txt"
 	# TCP's trouble during the command (drops, time-outs), both hosts
 	{
 		echo "# nstat, root namespace"
@@ -94,6 +101,17 @@ profile_cmd() {
 		ip netns exec b nstat 2>&1 |
 			grep -E 'Drop|Timeout|Retrans|Loss|Prune|Collapse'
 	} >>"$OUT/profile-$tag.txt"
+	# PROFILE_ANNOTATE (bench.conf): for these symbols, the samples per
+	# instruction offset ("sym+0x1f"), to read against `objdump -d` of
+	# the object on the host (the guest has no objdump)
+	if [ -n "${PROFILE_ANNOTATE:-}" ]; then
+		local sym
+		for sym in $PROFILE_ANNOTATE; do
+			perf script -i "$data" -G -F ip,sym,symoff 2>/dev/null |
+				awk '{ print $2 }' | grep -E "^$sym\+0x" | sort | uniq -c |
+				sort -rn | head -80 >"$OUT/annotate-$tag-$sym.txt"
+		done
+	fi
 	echo "kdapl-bench: profiled $tag"
 }
 
