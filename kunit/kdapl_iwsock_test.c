@@ -30,11 +30,13 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <rdma/ib_verbs.h>
 
 #include <dat2/kdat.h>
 #include <dat2/dat_iw_extensions.h>
 
 #include "kdapl_test.h"
+#include "kiwarp.h"
 #include "test_net.h"
 
 /* kiwarp's send bound of the takeover, turned down by two cases */
@@ -1990,6 +1992,122 @@ static void socket_llp_timeout_broken(struct kunit *test)
 	expect_a_released(test, 3000);
 }
 
+/*
+ * Remove the kiwarp device @name (its IAs die: kdapl_ia_kill()) and add
+ * it back on @netdev of @net at once, before any assertion, so that the
+ * cases and suites after this one find it. The IA opened on it stays
+ * dead; the exit hook closes it.
+ */
+static int device_cycle(const char *name, struct net *net,
+			const char *netdev)
+{
+	struct ib_device *dev = ib_device_get_by_name(name,
+						      RDMA_DRIVER_UNKNOWN);
+	struct net_device *nd;
+	int err;
+
+	if (!dev)
+		return -ENODEV;
+	ib_unregister_device_and_put(dev);
+	nd = dev_get_by_name(net, netdev);
+	if (!nd)
+		return -ENODEV;
+	err = kiwarp_newlink(name, nd);
+	dev_put(nd);
+	return err;
+}
+
+/*
+ * The device goes away under a pending socket connect (the MPA Request
+ * sent, no Reply yet): the EP ends DISCONNECTED with its socket back, as
+ * after an abrupt disconnect (kdapl_ep_release_device()), the IA gets
+ * its catastrophic error, and the socket streams both ways again.
+ */
+static void socket_device_removal_pending(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a);
+	u8 flags, rev, *pd = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u16 pdlen;
+
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 5000000,
+					      sizeof(hello), (void *)hello));
+	raw_read_request(test, c->sb, &flags, &rev, &pdlen, pd);
+	KUNIT_ASSERT_EQ(test, device_cycle("kw1", &init_net, "veth4"), 0);
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	expect_ev(test, c->a.async, DAT_ASYNC_ERROR_IA_CATASTROPHIC, NULL);
+	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
+	stream_both_ways(test, c->sa, c->sb);
+	ASSERT_OK(test, dat_ep_free(epa));
+	expect_quiet(test, c->a.conn, 100);
+}
+
+/*
+ * The device goes away under an SSP that holds its socket (no request
+ * yet): the SSP stays until it is freed, and its free gives the socket
+ * back (seed 000), bytes that came meanwhile unread in it; a request
+ * never arrives from a dead device.
+ */
+static void ssp_device_removal(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epb = ep_make(test, &c->b);
+	DAT_IW_SSP_HANDLE ssp;
+	char buf[32] = {};
+
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr,
+					  NULL, 0, &ssp));
+	KUNIT_ASSERT_EQ(test, device_cycle("kw2", c->net_b, "veth5"), 0);
+	expect_ev(test, c->b.async, DAT_ASYNC_ERROR_IA_CATASTROPHIC, NULL);
+	KUNIT_ASSERT_EQ(test, sk_send(c->sa, "still streaming", 15), 15);
+	msleep(200);
+	expect_quiet(test, c->b.cr, 0);
+	ASSERT_OK(test, dat_iw_ssp_free(ssp));
+	KUNIT_ASSERT_EQ(test, sk_recv(c->sb, buf, 15, WAIT_MS), 15);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "still streaming", 15), 0);
+	stream_both_ways(test, c->sa, c->sb);
+	ASSERT_OK(test, dat_ep_free(epb));
+}
+
+/*
+ * As ssp_device_removal, but the peer's MPA Request comes after the
+ * device went away: the takeover of a dead device must not use it. The
+ * request is refused (A's connect ends rejected, B gets no request
+ * event), and the free still returns; what is left of B's socket after
+ * a refusal (the MPA reject sent, TCP shut down) is B's to release.
+ */
+static void ssp_device_removal_then_request(struct kunit *test)
+{
+	struct ictx *c = ctx(test);
+	DAT_EP_HANDLE epa = ep_make(test, &c->a), epb = ep_make(test, &c->b);
+	DAT_IW_SSP_HANDLE ssp;
+	DAT_EVENT_NUMBER num;
+	DAT_EVENT ev = {};
+
+	tcp_pair(test);
+	ASSERT_OK(test, dat_iw_ssp_create(c->b.ia, c->sb, epb, c->b.cr,
+					  NULL, 0, &ssp));
+	KUNIT_ASSERT_EQ(test, device_cycle("kw2", c->net_b, "veth5"), 0);
+	expect_ev(test, c->b.async, DAT_ASYNC_ERROR_IA_CATASTROPHIC, NULL);
+	ASSERT_OK(test, dat_iw_socket_connect(epa, c->sa, 3000000,
+					      sizeof(hello), (void *)hello));
+	ASSERT_OK(test, wait_ev(c->a.conn, &ev, WAIT_MS));
+	num = ev.event_number;
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      num == DAT_CONNECTION_EVENT_PEER_REJECTED ||
+			      num == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
+			      num == DAT_CONNECTION_EVENT_TIMED_OUT,
+			      "event %#x", num);
+	expect_quiet(test, c->b.cr, 100);
+	ASSERT_OK(test, dat_iw_ssp_free(ssp));
+	ASSERT_OK(test, dat_ep_free(epb));
+	ASSERT_OK(test, dat_ep_free(epa));
+	kunit_info(test, "A's connect ended with event %#x\n", num);
+}
+
 static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(iwsock_ia_query_extension),
 	KUNIT_CASE(iwsock_connect_refused),
@@ -2021,6 +2139,9 @@ static struct kunit_case iwsock_cases[] = {
 	KUNIT_CASE(socket_ep_free_releases),
 	KUNIT_CASE(socket_terminate_broken),
 	KUNIT_CASE(socket_llp_timeout_broken),
+	KUNIT_CASE(socket_device_removal_pending),
+	KUNIT_CASE(ssp_device_removal),
+	KUNIT_CASE(ssp_device_removal_then_request),
 	{}
 };
 
