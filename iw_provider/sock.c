@@ -63,6 +63,9 @@ enum kiwarp_sock_state {
  * while bound (until kiwarp_sock_qp_down). @lock protects everything
  * but the handler fields; @ev_lock serialises handler calls and
  * protects @released. @qp (active) is referenced until it is bound.
+ * @kdev holds no reference: a listen outlives its device's removal until
+ * the consumer frees its SSP (kdapl_iwsock/ssp_device_removal), so
+ * @kdev is compared (accept) but not dereferenced once the conn exists.
  */
 struct kiwarp_sock_conn {
 	struct kref ref;
@@ -427,7 +430,7 @@ static void kiwarp_sock_active_step(struct kiwarp_sock_conn *c)
 	    (fi.markers || fi.p2p || fi.rev > MPA_REVISION_2))
 		len = -EPROTO;	/* nothing we can run: left unread */
 	if (len < 0) {
-		ibdev_dbg(&c->kdev->ibdev, "sock connect: %d\n", len);
+		pr_debug("kiwarp: sock connect: %d\n", len);
 		kiwarp_sock_ungrab(c);
 		c->state = KSC_DONE;
 		kiwarp_sock_event(c, KIWARP_SOCK_EV_FAILED, len, true, NULL, 0);
@@ -498,7 +501,7 @@ static void kiwarp_sock_passive_step(struct kiwarp_sock_conn *c)
 	if (len > 0 && kiwarp_sock_consume(c, len))
 		len = -EIO;
 	if (len < 0) {
-		ibdev_dbg(&c->kdev->ibdev, "sock listen: %d\n", len);
+		pr_debug("kiwarp: sock listen: %d\n", len);
 		kiwarp_sock_ungrab(c);
 		c->state = KSC_DONE;
 		kiwarp_sock_event(c, KIWARP_SOCK_EV_SOCKET_DOWN, len, true,
@@ -852,7 +855,7 @@ static int kiwarp_sock_accept(struct kiwarp_sock_conn *c, struct ib_qp *ibqp,
 	if (!ret)
 		ret = kiwarp_sock_bind(c, qp, rep.crc, rep.rev, ird, ord);
 	if (ret) {
-		ibdev_dbg(&c->kdev->ibdev, "sock accept: %d\n", ret);
+		ibdev_dbg(ibqp->device, "sock accept: %d\n", ret);
 		kiwarp_sock_close(c);
 		c->state = KSC_DONE;
 		kiwarp_qp_error(qp);
