@@ -11,8 +11,8 @@
 #include <dat2/kdat.h>
 
 #define BENCH_EVD_QLEN		512
-#define BENCH_RQ		64	/* passive end's receives (SEND test) */
-#define BENCH_CREDIT_EVERY	8	/* passive end returns credits per */
+#define BENCH_RQ		256	/* passive end's receives (SEND test) */
+#define BENCH_CREDIT_EVERY	32	/* passive end returns credits per */
 #define BENCH_CREDIT_RECVS	16	/* active end's credit receives */
 #define BENCH_CREDIT_LEN	8
 #define BENCH_HELLO_LEN		64

@@ -6,8 +6,11 @@
 # socket state (ss -ti) and nstat counters sampled
 # (scripts/guest/dev-pair-diag.sh).
 #
-#   [DIAG_TEST=read] [DIAG_SIZE=4096] [KDAPL_PAIR_WIRE=unix|tcp] \
-#	scripts/dev-pair-diag.sh
+#   [DIAG_TEST=read] [DIAG_SIZE=4096] [DIAG_PERF=1] \
+#	[KDAPL_PAIR_WIRE=unix|tcp] scripts/dev-pair-diag.sh
+#
+# DIAG_PERF=1 adds a second of perf samples of each guest during the
+# stream (perf-a.txt, perf-b.txt: self samples per symbol).
 #
 # Results in build/pair-diag/{a,b}/out: diag-result.txt (the bench's
 # figures), diag-*.txt, trace-*.txt, nstat-a.txt.
@@ -21,6 +24,7 @@ make -s -C "$ktree" M="$src" -j"$(nproc)" modules
 mkdir -p "$top/build/pair-diag/a" "$top/build/pair-diag/b"
 for side in a b; do
 	echo "DIAG_TEST=${DIAG_TEST:-read} DIAG_SIZE=${DIAG_SIZE:-4096}" \
+		"DIAG_PERF=${DIAG_PERF:-}" \
 		>"$top/build/pair-diag/$side/diag.conf"
 done
 "$src/scripts/run-guest-pair.sh" "$ktree" "$top/build/pair-diag" \

@@ -9,6 +9,7 @@ set -u
 CTL=/sys/kernel/debug/kdapl_bench/ctl
 DIAG_TEST="read"
 DIAG_SIZE=4096
+DIAG_PERF=
 # shellcheck disable=SC1091
 [ -r "$KDAPL_RUN/diag.conf" ] && . "$KDAPL_RUN/diag.conf"
 TEST=$DIAG_TEST
@@ -40,6 +41,15 @@ trace_setup() {
 trace_window() {
 	echo 1 >$T/tracing_on; sleep 0.1; echo 0 >$T/tracing_on
 }
+# DIAG_PERF=1: a second of cpu-clock samples of the guest, its report
+# (self samples per symbol) in perf-<side>.txt
+perf_window() {
+	[ -n "$DIAG_PERF" ] || return 0
+	perf record -q -a -g -e cpu-clock -o /tmp/diag.data -- sleep 1 \
+		>/dev/null 2>&1 || { echo "perf record failed" >"$OUT/perf-$1.txt"; return 0; }
+	perf report -q -i /tmp/diag.data --stdio --no-children --sort sym -n \
+		--percent-limit 0.4 -g none >"$OUT/perf-$1.txt" 2>&1
+}
 side_a() {
 	pair_wire_up "$PAIR_A_ADDR" && mods &&
 		rdma link add kwA type kiwarp netdev eth0 || return 1
@@ -48,6 +58,7 @@ side_a() {
 	nstat -n >/dev/null
 	sample > "$OUT/diag-a.txt" 2>&1 &
 	(sleep 1.5; trace_window) &
+	(sleep 0.5; perf_window a) &
 	echo "dat test=$TEST ia_a=kwA addr=$PAIR_B_ADDR port=7011 ms=2500 warm=250 depth=16 size=$SIZE tag=diag" >"$CTL"
 	cat "$CTL" >"$OUT/diag-result.txt"
 	wait
@@ -64,8 +75,10 @@ side_b() {
 	fi
 	trace_setup
 	pair_post b-ready
+	(sleep 0.7; perf_window b) &
 	sleep 2.5
 	trace_window
+	wait
 	sample > "$OUT/diag-b.txt" 2>&1
 	pair_wait a-done 300
 	cat $T/trace >"$OUT/trace-b.txt"
