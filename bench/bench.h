@@ -152,6 +152,7 @@ struct bench_tcp_hdr {
 
 /* Raw kernel verbs (verbs.c). */
 int bench_verbs_run(const struct bench_cmd *c);
+int bench_calib_run(const struct bench_cmd *c);
 
 /* make stress's workloads (stress.c). */
 int bench_stress_run(const struct bench_cmd *c);

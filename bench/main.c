@@ -40,6 +40,8 @@
  *                             ends here (stress.c, many.c); fails on
  *                             any wrong byte, error or missing event;
  *                             conns= up to BENCH_MAX_STRESS_CONNS
+ *   calib rounds= tag=        ns per lock section, irq/bh toggle,
+ *                             atomic and clock read (calib.c)
  * Every measured data run also reports its CPU cost (cost.c).
  * Documentation/performance.rst describes what each test measures.
  */
@@ -346,6 +348,8 @@ static int bench_exec(struct bench_cmd *c)
 		return bench_verbs_run(c);
 	if (!strcmp(c->verb, "stress"))
 		return bench_stress_run(c);
+	if (!strcmp(c->verb, "calib"))
+		return bench_calib_run(c);
 	return -EINVAL;
 }
 

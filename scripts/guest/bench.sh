@@ -102,6 +102,9 @@ echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs)" >>"$RAW
 echo "# kiwarp zcopy_min $(cat /sys/module/kiwarp/parameters/zcopy_min)" >>"$RAW"
 add_kiwarp_device || echo "kdapl-bench: rdma link add kw0..kw2 failed"
 load_stack || echo "kdapl-bench: loading kdapl/kdapl_bench failed"
+# What the emulation charges for a lock section, an atomic, a clock read
+# (bench/calib.c): the scale for CPU figures that count them. Every run.
+echo "calib rounds=100000 tag=calib" >"$CTL" && sed 's/^/# /' "$CTL" >>"$RAW"
 serve_all
 
 # Every comparison is interleaved (bench-lib.sh): one measured run of each
