@@ -16,11 +16,7 @@ bench() {
 		return 0
 	fi
 	if [ -n "${PROFILE:-}" ]; then
-		if [ "$1" = fio ]; then
-			echo "kdapl-bench: not profiled (fio): $*"
-		else
-			profile_cmd "$@"
-		fi
+		profile_cmd "$@"
 		return 0
 	fi
 	if [ "$1" = fio ]; then
@@ -78,10 +74,23 @@ profile_cmd() {
 	data=/tmp/perf-$tag.data
 	nstat -n >/dev/null 2>&1
 	ip netns exec b nstat -n >/dev/null 2>&1
-	perf record -q -a -g -e cpu-clock -o "$data" -- \
-		sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
-		echo "kdapl-bench: perf record failed: $*"
-	cat "$CTL" >>"$RAW"
+	if [ "$1" = fio ]; then
+		# a shell function: perf samples the whole guest around it
+		local pid
+		perf record -q -a -g -e cpu-clock -o "$data" >/dev/null 2>&1 &
+		pid=$!
+		sleep 1		# perf is recording
+		cons_fio "${@:2}" >>"$RAW" ||
+			echo "kdapl-bench: failed: $*"
+		kill -INT "$pid"
+		wait "$pid" ||
+			echo "kdapl-bench: perf record failed: $*"
+	else
+		perf record -q -a -g -e cpu-clock -o "$data" -- \
+			sh -c "echo '$*' >$CTL" >/dev/null 2>&1 ||
+			echo "kdapl-bench: perf record failed: $*"
+		cat "$CTL" >>"$RAW"
+	fi
 	{
 		perf report -q -i "$data" --stdio --no-children --sort cpu -n \
 			-g none 2>&1 |
