@@ -155,22 +155,29 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
  * A poll that returns fewer completions than asked found the CQ empty:
  * it is armed at once, with IB_CQ_REPORT_MISSED_EVENTS telling whether
  * one came meanwhile (then the processing runs again), as ib_core's own
- * pollers do (__ib_process_cq()). A single completion thus costs one
+ * pollers arm after a short poll (ib_poll_handler(), ib_cq_poll_work()).
+ * They arm after irq_poll_complete(); we arm before it, and a
+ * notification between our arming and the completion finds the poll
+ * still scheduled and leaves KDAPL_DISPATCH_KICKED, which dispatch_poll()
+ * looks at after completing (cpu.c). A single completion thus costs one
  * poll and the arming; polling the empty CQ again before and after
  * arming cost two more calls of the driver's poll per processing, half
  * of kiwarp's ib_poll_cq samples in a 64 B DAT ping-pong's profile
  * (Documentation/performance.rst).
  *
- * siw alone is polled once more after arming (@poll_after_arm). It
- * publishes a completion (cq_put, under its CQ lock) and then reads
- * whether the CQ is armed without a barrier between the two, while
- * siw_req_notify_cq() sets the flag and reads cq_put without that lock:
- * each side can miss the other's store, and the completion would notify
- * nobody until the next one arrives. ib_poll_cq() takes siw's CQ lock,
- * which orders us after such a producer, or it after our arming. (Found
- * by reading siw; not seen: kdapltest counts events that came without
- * their upcall, and found none either way. Documentation/kdapltest.rst.)
- * kiwarp and rxe arm and look for completions under their CQ lock.
+ * siw alone is polled once more after arming (@poll_after_arm). Its
+ * producer publishes a completion (cq_put, under its CQ lock) and then
+ * reads whether the CQ is armed with no barrier between the two, while
+ * siw_req_notify_cq() sets the flag (smp_store_mb) and reads cq_put
+ * without that lock: the producer's read can pass its store, and the
+ * completion would notify nobody until the next one arrives.
+ * ib_poll_cq() takes siw's CQ lock, which orders us after such a
+ * producer, or it after our arming. (Found by reading siw; not seen:
+ * kdapltest counts events that came without their upcall, and found
+ * none either way. Documentation/kdapltest.rst.) kiwarp arms and adds
+ * a completion under its CQ lock; rxe arms under its CQ lock and its
+ * producer reads the flag after taking that lock (rxe_cq_post()): either
+ * way the later of the two sees the other.
  */
 static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 {
