@@ -93,6 +93,9 @@ struct bench_end {
  * @bhead: index of the oldest in @batch (free running)
  * @btail: where the next goes in @batch (free running)
  * @lat_sends: ping-pong sends posted (which ones are signaled)
+ * @post_ns: ping-pong: time inside dat_ep_post_recv() and
+ *	dat_ep_post_send() this run, ns (the API's cost per round, beside
+ *	the verbs test's ib_post_recv() and ib_post_send())
  */
 struct bench_dconn {
 	struct bench_drun *run;
@@ -116,6 +119,7 @@ struct bench_dconn {
 	u32 bhead;
 	u32 btail;
 	u32 lat_sends;
+	u64 post_ns;
 };
 
 /**
@@ -449,6 +453,7 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	struct bench_dconn *c = data;
 	struct bench_drun *r = c->run;
 	DAT_LMR_TRIPLET t;
+	u64 p0;
 	u32 n;
 
 	if (ev->event_number != DAT_DTO_COMPLETION_EVENT)
@@ -480,16 +485,19 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 			break;
 		}
 		t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
+		p0 = ktime_get_ns();
 		if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) !=
 		    DAT_SUCCESS) {
 			run_fail(r, -EIO);
 			break;
 		}
+		c->post_ns += ktime_get_ns() - p0;
 		t = trip(&c->a.data, 0, r->size);
 		c->t0 = ktime_get();
 		if (dat_ep_post_send(c->a.ep, 1, &t, no_cookie,
 				     lat_send_flags(c)) != DAT_SUCCESS)
 			run_fail(r, -EIO);
+		c->post_ns += ktime_get_ns() - ktime_to_ns(c->t0);
 		break;
 	case BT_SEND:
 		if (d->operation == DAT_DTO_RECEIVE) {
@@ -931,6 +939,7 @@ static int run_lat(struct bench_drun *r, struct bench_dconn *c)
 	c->stop = false;
 	c->finished = false;
 	c->round = 0;
+	c->post_ns = 0;
 	t = trip(&c->a.ctl, BENCH_PONG_OFF, r->size);
 	if (dat_ep_post_recv(c->a.ep, 1, &t, no_cookie, 0) != DAT_SUCCESS)
 		err = -EIO;
@@ -997,6 +1006,9 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 				continue;
 			bench_cost_emit(cmd->tag, &cost, r->rounds, 0);
 			bench_emit_lat(cmd->tag, r->rtt, r->rounds);
+			/* the active end's posts per round trip */
+			bench_emit(cmd->tag, "post_ns",
+				   cs[0].post_ns * 1000 / r->rounds);
 			continue;
 		}
 		err = run_stream(r, cs, cmd->conns, rep ? cmd->ms :

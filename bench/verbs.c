@@ -76,6 +76,8 @@ struct bench_vend {
  * @err: first error
  * @signal: every @signal-th send of each end signaled (1: all); both
  *	ends, so that a round trip's cost drops on both sides
+ * @post_ns: time the active end spent in ib_post_recv() and
+ *	ib_post_send() this run, ns (beside the DAT test's figure)
  */
 struct bench_vrun {
 	struct rdma_cm_id *listen;
@@ -92,6 +94,7 @@ struct bench_vrun {
 	struct completion done;
 	atomic_t err;
 	u32 signal;
+	u64 post_ns;
 };
 
 static void vrun_fail(struct bench_vrun *r, int err)
@@ -144,6 +147,7 @@ static void v_recv_done_a(struct ib_cq *cq, struct ib_wc *wc)
 	struct bench_vend *e = container_of(wc->wr_cqe, struct bench_vend,
 					    rcqe);
 	struct bench_vrun *r = e->run;
+	u64 p0;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -155,13 +159,16 @@ static void v_recv_done_a(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&r->done);
 		return;
 	}
+	p0 = ktime_get_ns();
 	if (v_post_recv(e)) {
 		vrun_fail(r, -EIO);
 		return;
 	}
+	r->post_ns += ktime_get_ns() - p0;
 	r->t0 = ktime_get();
 	if (v_post_send(e, r->size))
 		vrun_fail(r, -EIO);
+	r->post_ns += ktime_get_ns() - ktime_to_ns(r->t0);
 }
 
 /* Passive end: echo. */
@@ -332,6 +339,7 @@ static int v_rounds(struct bench_vrun *r)
 {
 	reinit_completion(&r->done);
 	r->round = 0;
+	r->post_ns = 0;
 	r->t0 = ktime_get();
 	if (v_post_send(&r->a, r->size))
 		return -EIO;
@@ -391,6 +399,7 @@ int bench_verbs_run(const struct bench_cmd *cmd)
 			continue;
 		bench_cost_emit(cmd->tag, &cost, r->rounds, 0);
 		bench_emit_lat(cmd->tag, r->rtt, r->rounds);
+		bench_emit(cmd->tag, "post_ns", r->post_ns * 1000 / r->rounds);
 	}
 	if (r->a.id && r->b.id) {
 		rdma_disconnect(r->a.id);
