@@ -490,14 +490,14 @@ bench_smoke_unload() {
 kdapl_bench_smoke_suite() {
 	local ours="ia_a=kw1 addr=$KW2_ADDR port=7803"
 	local setup="ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7801"
-	ktap_suite kdapl_bench_smoke 9
+	ktap_suite kdapl_bench_smoke 10
 	ktap_check load_and_serve bench_smoke_load
 	# percentiles, the histogram the host pools, the run's CPU cost
 	ktap_check dat_pingpong bench_cmd \
 		"dat test=lat $ours size=64 rounds=20 warm=5 reps=1 tag=s.lat" \
 		's\.lat\.median' 's\.lat\.p999' 's\.lat\.stalls' \
 		's\.lat\.hist\.[0-9]+_[0-9]+' 's\.lat\.us_per_op' \
-		's\.lat\.cs_per_op' 's\.lat\.ipi_per_op'
+		's\.lat\.cs_per_op' 's\.lat\.ipi_per_op' 's\.lat\.post_ns'
 	ktap_check dat_rdma_write_64k bench_cmd \
 		"dat test=write $ours size=65536 ms=100 reps=1 tag=s.write" \
 		's\.write' 's\.write\.us_per_mb' 's\.write\.cpus'
@@ -507,7 +507,7 @@ kdapl_bench_smoke_suite() {
 		's\.sig' 's\.sig\.us_per_mb'
 	ktap_check verbs_pingpong_signal_4 bench_cmd \
 		"verbs test=lat ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7804 size=64 rounds=20 warm=5 reps=1 signal=4 tag=s.vlat" \
-		's\.vlat\.median' 's\.vlat\.us_per_op'
+		's\.vlat\.median' 's\.vlat\.us_per_op' 's\.vlat\.post_ns'
 	ktap_check dat_setup_rate bench_cmd \
 		"dat test=conn $setup rounds=2 reps=1 tag=s.conn" 's\.conn'
 	ktap_check tcp_pingpong bench_cmd \
@@ -517,6 +517,10 @@ kdapl_bench_smoke_suite() {
 	ktap_check tcp_stream_64k bench_cmd \
 		"tcp test=stream addr=$KW2_ADDR port=7802 size=65536 ms=100 warm=50 reps=2 tag=s.stream" \
 		's\.stream' 's\.stream\.us_per_mb'
+	# the primitives' price the bench records first (bench/calib.c)
+	ktap_check calib bench_cmd "calib rounds=1000 tag=s.cal" \
+		's\.cal\.spin_lock_irqsave_ns' 's\.cal\.atomic_inc_ns' \
+		's\.cal\.ktime_get_ns'
 	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }
