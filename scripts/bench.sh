@@ -98,7 +98,7 @@ if [ -n "$only" ] && [ -z "$profile" ]; then
 fi
 if [ -n "$profile" ]; then
 	printf 'ONLY=%s\nPROFILE=1\n' "'$profile'" >>"$run/bench.conf"
-	# KDAPL_PROFILE_ANNOTATE="sym ...": perf annotate of those too
+	# KDAPL_PROFILE_ANNOTATE="sym ...": their samples per instruction
 	[ -z "${KDAPL_PROFILE_ANNOTATE:-}" ] ||
 		printf 'PROFILE_ANNOTATE=%s\n' "'$KDAPL_PROFILE_ANNOTATE'" \
 			>>"$run/bench.conf"
@@ -164,12 +164,9 @@ if [ "$topo" != a ]; then
 	[ "$prc" -eq 0 ] || rc=$prc
 fi
 if [ -n "$profile" ]; then
-	for f in "$run"/out/profile-*.txt; do
-		[ -e "$f" ] || { echo "bench: no profile written" >&2; exit 1; }
-		cp "$f" "$out/"
-		echo "bench: wrote $out/$(basename "$f")"
-	done
-	for f in "$run"/out/annotate-*.txt; do
+	set -- "$run"/out/profile-*.txt
+	[ -e "$1" ] || { echo "bench: no profile written" >&2; exit 1; }
+	for f in "$@" "$run"/out/annotate-*.txt; do
 		[ -e "$f" ] || continue
 		cp "$f" "$out/"
 		echo "bench: wrote $out/$(basename "$f")"

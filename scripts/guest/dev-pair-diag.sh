@@ -45,8 +45,11 @@ trace_window() {
 # (self samples per symbol) in perf-<side>.txt
 perf_window() {
 	[ -n "$DIAG_PERF" ] || return 0
-	perf record -q -a -g -e cpu-clock -o /tmp/diag.data -- sleep 1 \
-		>/dev/null 2>&1 || { echo "perf record failed" >"$OUT/perf-$1.txt"; return 0; }
+	if ! perf record -q -a -g -e cpu-clock -o /tmp/diag.data -- sleep 1 \
+		>/dev/null 2>&1; then
+		echo "perf record failed" >"$OUT/perf-$1.txt"
+		return 0
+	fi
 	perf report -q -i /tmp/diag.data --stdio --no-children --sort sym -n \
 		--percent-limit 0.4 -g none >"$OUT/perf-$1.txt" 2>&1
 }
