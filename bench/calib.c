@@ -17,6 +17,7 @@
 #include <linux/bottom_half.h>
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/preempt.h>
 #include <linux/spinlock.h>
 
@@ -113,8 +114,8 @@ int bench_calib_run(const struct bench_cmd *c)
 	for (op = 0; op < CALIB_NR; op++)
 		ns[op] = calib_one(op, c->rounds);
 	for (op = 0; op < CALIB_NR; op++) {
-		u64 d = op == CALIB_EMPTY || ns[op] < ns[CALIB_EMPTY] ? ns[op] :
-			ns[op] - ns[CALIB_EMPTY];
+		u64 d = op == CALIB_EMPTY ? ns[op] :
+			ns[op] - min(ns[op], ns[CALIB_EMPTY]);
 
 		bench_emit(c->tag, calib_names[op], d * 1000 / c->rounds);
 	}

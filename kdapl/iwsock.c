@@ -126,11 +126,31 @@ static void iws_put(struct kdapl_iws *iws)
 	kref_put(&iws->ref, iws_free);
 }
 
+/* The DAT return for iws_new()'s error @err. */
+static DAT_RETURN iws_new_ret(long err)
+{
+	if (err == -ENOMEM)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	if (err == -ENODEV)
+		return DAT_ERROR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+}
+
+/*
+ * A takeover for @sock on @ia's device. An IA whose device went away
+ * (kdapl_ia_kill()) has none: ia->prov->ibdev may be freed memory then.
+ * (Checked without ia->lock: a removal between this check and the
+ * provider's check or listen below is not closed yet.)
+ */
 static struct kdapl_iws *iws_new(struct kdapl_ia *ia, struct socket *sock)
 {
-	const struct kiwarp_sock_ops *ops = iws_ops_get(ia->prov->ibdev);
+	const struct kiwarp_sock_ops *ops;
 	struct kdapl_iws *iws;
 
+	if (READ_ONCE(ia->dead))
+		return ERR_PTR(-ENODEV);
+	ops = iws_ops_get(ia->prov->ibdev);
 	if (!ops)
 		return ERR_PTR(-EOPNOTSUPP);
 	iws = kzalloc(sizeof(*iws), GFP_KERNEL);
@@ -469,9 +489,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 	}
 	iws = iws_new(ia, socket_id);
 	if (IS_ERR(iws)) {
-		ret = PTR_ERR(iws) == -ENOMEM ?
-		      DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY) :
-		      DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+		ret = iws_new_ret(PTR_ERR(iws));
 		goto out_ep;
 	}
 
@@ -641,9 +659,7 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	}
 	iws = iws_new(ia, socket_id);
 	if (IS_ERR(iws)) {
-		ret = PTR_ERR(iws) == -ENOMEM ?
-		      DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY) :
-		      DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+		ret = iws_new_ret(PTR_ERR(iws));
 		iws = NULL;
 		goto out;
 	}
