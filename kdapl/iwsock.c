@@ -138,30 +138,48 @@ static DAT_RETURN iws_new_ret(long err)
 }
 
 /*
- * A takeover for @sock on @ia's device. An IA whose device went away
- * (kdapl_ia_kill()) has none: ia->prov->ibdev may be freed memory then.
- * (Checked without ia->lock: a removal between this check and the
- * provider's check or listen below is not closed yet.)
+ * A takeover for @sock on @ia's device, and in *@devp that device under a
+ * registration lock (ib_device_try_get()) for the calling API function's
+ * provider calls; the caller drops it with ib_device_put() before it
+ * returns. The lock is taken under ia->lock, where kdapl_ia_kill() marks
+ * an IA dead: an IA not dead there still has its device, and from then on
+ * the lock keeps it, and the provider's device behind it, from being
+ * freed. The unregistration waits for the lock only after the clients'
+ * removal, so an IA may still be killed during the call: a socket
+ * connect's kill waits for ep->cm_mutex and then ends the connect; an
+ * SSP listening by then stays, like one that listened before the
+ * removal, until dat_iw_ssp_free() gives its socket back (KUnit
+ * ssp_device_removal). An IA whose device went away has none: -ENODEV.
  */
-static struct kdapl_iws *iws_new(struct kdapl_ia *ia, struct socket *sock)
+static struct kdapl_iws *iws_new(struct kdapl_ia *ia, struct socket *sock,
+				 struct ib_device **devp)
 {
 	const struct kiwarp_sock_ops *ops;
+	struct ib_device *dev = NULL;
 	struct kdapl_iws *iws;
 
-	if (READ_ONCE(ia->dead))
+	mutex_lock(&ia->lock);
+	if (!ia->dead && ib_device_try_get(ia->prov->ibdev))
+		dev = ia->prov->ibdev;
+	mutex_unlock(&ia->lock);
+	if (!dev)
 		return ERR_PTR(-ENODEV);
-	ops = iws_ops_get(ia->prov->ibdev);
-	if (!ops)
+	ops = iws_ops_get(dev);
+	if (!ops) {
+		ib_device_put(dev);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	iws = kzalloc(sizeof(*iws), GFP_KERNEL);
 	if (!iws) {
 		symbol_put(kiwarp_sock_ops);
+		ib_device_put(dev);
 		return ERR_PTR(-ENOMEM);
 	}
 	kref_init(&iws->ref);
 	mutex_init(&iws->mutex);
 	iws->ops = ops;
 	iws->sock = sock;
+	*devp = dev;
 	return iws;
 }
 
@@ -455,6 +473,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 	struct kiwarp_sock_param p = {};
 	struct sockaddr_storage l, r;
 	struct kdapl_iws *iws = NULL;
+	struct ib_device *dev = NULL;
 	struct kdapl_ep *ep;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
@@ -487,7 +506,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 		ret = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 		goto out_ep;
 	}
-	iws = iws_new(ia, socket_id);
+	iws = iws_new(ia, socket_id, &dev);
 	if (IS_ERR(iws)) {
 		ret = iws_new_ret(PTR_ERR(iws));
 		goto out_ep;
@@ -503,7 +522,7 @@ DAT_RETURN dat_iw_socket_connect(DAT_EP_HANDLE ep_handle,
 	spin_unlock_irq(&ep->lock);
 	if (ret != DAT_SUCCESS)
 		goto out_unlock;
-	ret = check_ret(iws->ops->check(ia->prov->ibdev, socket_id));
+	ret = check_ret(iws->ops->check(dev, socket_id));
 	if (ret != DAT_SUCCESS)
 		goto out_unlock;
 	if (iw_attr_conflict(ep, socket_id)) {
@@ -562,6 +581,7 @@ out_unlock:
 	mutex_unlock(&ep->cm_mutex);
 	if (iws)
 		iws_put(iws);
+	ib_device_put(dev);
 out_ep:
 	kdapl_obj_put(&ep->base);
 	return ret;
@@ -623,6 +643,7 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 {
 	struct sockaddr_storage l, r;
 	struct kdapl_iws *iws = NULL;
+	struct ib_device *dev = NULL;
 	struct kdapl_evd *evd = NULL;
 	struct kdapl_ep *ep = NULL;
 	struct kdapl_sp *sp;
@@ -657,14 +678,14 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 			goto out;
 		}
 	}
-	iws = iws_new(ia, socket_id);
+	iws = iws_new(ia, socket_id, &dev);
 	if (IS_ERR(iws)) {
 		ret = iws_new_ret(PTR_ERR(iws));
 		iws = NULL;
 		goto out;
 	}
 	/* A socket already down is not an error: SOCKET_DOWN reports it. */
-	err = iws->ops->check(ia->prov->ibdev, socket_id);
+	err = iws->ops->check(dev, socket_id);
 	if (err && err != -ENOTCONN) {
 		ret = check_ret(err);
 		goto out;
@@ -718,7 +739,7 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 	}
 	if (err == -ENOTCONN && (socket_id->sk->sk_state == TCP_ESTABLISHED ||
 				 socket_id->sk->sk_state == TCP_CLOSE_WAIT))
-		err = iws->ops->listen(ia->prov->ibdev, socket_id,
+		err = iws->ops->listen(dev, socket_id,
 				       final_sm_msg, final_sm_msg_len,
 				       kdapl_iws_handler, iws, &iws->conn);
 	/*
@@ -754,6 +775,8 @@ DAT_RETURN dat_iw_ssp_create(DAT_IA_HANDLE ia_handle, DAT_IW_SOCKET socket_id,
 out:
 	if (iws)
 		iws_put(iws);
+	if (dev)
+		ib_device_put(dev);
 	if (ep)
 		kdapl_obj_put(&ep->base);
 	if (evd)
