@@ -599,6 +599,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_RTS);
 	qp->conn_up = true;
+	qp->fatal_told = false;
 	qp->down_queued = false;
 	qp->down_status = 0;
 	qp->down_status_set = false;
@@ -1531,26 +1532,40 @@ int kiwarp_cm_create_listen(struct iw_cm_id *id, int backlog)
 int kiwarp_cm_destroy_listen(struct iw_cm_id *id)
 {
 	struct kiwarp_listen *l = id->provider_data;
-	struct kiwarp_cep *cep, *tmp;
-	LIST_HEAD(drop);
+	struct kiwarp_cep *cep;
 
 	if (!l)
 		return 0;
 	mutex_lock(&l->lock);
-	l->closing = true;
-	list_splice_init(&l->pending, &drop);
+	l->closing = true;	/* the accept work adds no cep after this */
 	mutex_unlock(&l->lock);
 	kiwarp_listen_close(l);
 
-	list_for_each_entry_safe(cep, tmp, &drop, entry) {
-		list_del_init(&cep->entry);
+	/*
+	 * One cep at a time off the list, each under l->lock: a cep's
+	 * own end (kiwarp_cep_finish(), from its work or an accept or
+	 * reject) takes it off under that lock too, and whoever takes it
+	 * off owns the list's reference. (Moving them all to a list of
+	 * ours, then walking it unlocked, let a finishing cep unlink itself
+	 * from it and drop that reference under us: a use after free the
+	 * stress suite's psp_free_under_requests found.)
+	 */
+	for (;;) {
+		mutex_lock(&l->lock);
+		cep = list_first_entry_or_null(&l->pending, struct kiwarp_cep,
+					       entry);
+		if (cep)
+			list_del_init(&cep->entry);
+		mutex_unlock(&l->lock);
+		if (!cep)
+			break;
 		/* close it: a later accept/reject finds it DONE */
 		mutex_lock(&cep->lock);
 		cep->state = KIWARP_CEP_DONE;
 		if (cep->sock)
 			kernel_sock_shutdown(cep->sock, SHUT_RDWR);
 		mutex_unlock(&cep->lock);
-		kiwarp_cep_put(cep);
+		kiwarp_cep_put(cep);	/* the list's */
 	}
 	id->provider_data = NULL;
 	id->rem_ref(id);

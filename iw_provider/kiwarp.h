@@ -93,6 +93,7 @@ struct kiwarp_qp_stats {
 	u32 terms_sent;
 	u32 terms_rcvd;
 	u32 errors;
+	u32 crc_errors;		/* FPDUs whose MPA CRC did not match */
 };
 
 /* The same summed over a device's QPs (stats.c): 64 bits, no wrap */
@@ -106,6 +107,7 @@ struct kiwarp_dev_stats {
 	u64 terms_sent;
 	u64 terms_rcvd;
 	u64 errors;
+	u64 crc_errors;
 };
 
 /*
@@ -554,6 +556,7 @@ struct kiwarp_qp {
 	u8 term_layer;
 	u8 term_etype;
 	u8 term_ecode;
+	bool fatal_told;	/* IB_EVENT_QP_FATAL reported (once) */
 	bool down_queued;
 	int access;		/* IB_ACCESS_REMOTE_* from modify_qp */
 	u8 cm_timeout;		/* IB_QP_TIMEOUT from modify_qp: the
@@ -741,6 +744,7 @@ static inline bool kiwarp_qp_term_busy(struct kiwarp_qp *qp)
 	       smp_load_acquire(&qp->term_sending);	/* pairs: tx.c */
 }
 
+void kiwarp_qp_fatal(struct kiwarp_qp *qp);
 void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 			 u8 ecode);
 void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
@@ -795,6 +799,7 @@ void kiwarp_sk_write_space(struct sock *sk);
 void kiwarp_tx_work(struct work_struct *work);
 void kiwarp_tx_release(struct kiwarp_qp *qp);
 void kiwarp_rx_work(struct work_struct *work);
+void kiwarp_rx_drain(struct kiwarp_qp *qp);
 void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk);
 void kiwarp_rx_release(struct kiwarp_qp *qp);
 

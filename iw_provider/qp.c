@@ -490,6 +490,39 @@ void kiwarp_qp_close_timeout(struct work_struct *work)
  * work send it first (kiwarp_qp_down_work). @status: why the connection
  * goes down.
  */
+/**
+ * kiwarp_qp_fatal() - tell the consumer a protocol error ends the QP
+ * @qp: the QP, connected
+ *
+ * IB_EVENT_QP_FATAL to the QP's event handler, once per connection: for a
+ * TERMINATE we send for an error we found, and for one the peer sent.
+ * iw_cm reports the close that follows as any other (IW_CM_EVENT_CLOSE,
+ * which rdma_cm turns into DISCONNECTED): without the event a consumer
+ * could not tell the connection broke (kdapl reports BROKEN on it, as
+ * over the socket takeover). siw reports most of its protocol errors
+ * this way. Not for the consumer's own Terminate (SQE).
+ *
+ * Context: any; the RX path calls it under the socket lock, as a NIC
+ * driver calls the handler from its interrupt.
+ */
+void kiwarp_qp_fatal(struct kiwarp_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
+	bool tell;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	tell = qp->conn_up && !qp->fatal_told;
+	qp->fatal_told = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (tell && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 static void __kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 				  u8 ecode, int status)
 {
@@ -529,6 +562,7 @@ void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 			 u8 ecode)
 {
 	qp->stats.errors++;
+	kiwarp_qp_fatal(qp);
 	__kiwarp_qp_terminate(qp, layer, etype, ecode, -EPROTO);
 }
 
@@ -1051,11 +1085,11 @@ void kiwarp_qp_debugfs_show(struct seq_file *m, struct kiwarp_qp *qp)
 {
 	struct kiwarp_qp_stats *s = &qp->stats;
 
-	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu tx_waits %llu terms_sent %u terms_rcvd %u errors %u taken_over %u zc_min %u\n",
+	seq_printf(m, "qp %u state %s local %pISpc remote %pISpc mpa %u crc %u ird %u ord %u tx_bytes %llu rx_bytes %llu tx_fpdus %llu rx_fpdus %llu tx_zc_batches %llu tx_waits %llu terms_sent %u terms_rcvd %u errors %u taken_over %u zc_min %u crc_errors %u\n",
 		   qp->ibqp.qp_num, kiwarp_qp_state_name[kiwarp_qp_state(qp)],
 		   &qp->laddr, &qp->raddr, qp->mpa_rev, qp->crc, qp->ird,
 		   qp->ord, s->tx_bytes, s->rx_bytes, s->tx_fpdus,
 		   s->rx_fpdus, s->tx_zc_batches, s->tx_waits, s->terms_sent,
 		   s->terms_rcvd, s->errors, READ_ONCE(qp->sock_mode),
-		   qp->zc_min);
+		   qp->zc_min, s->crc_errors);
 }

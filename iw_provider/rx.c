@@ -46,6 +46,31 @@
 #define KIWARP_RX_INLINE_BYTES	(16 * 1024)
 
 /*
+ * Test hook for the stress suite (issue 18): flip one bit of every n-th
+ * FPDU's payload received on a connection with MPA CRC, as it is placed,
+ * before the CRC sees it - what a corrupting middlebox or bad memory does
+ * past TCP's checksum, which netem's corruption never gets past. The CRC
+ * check must then end the connection with a TERMINATE (LLP, CRC error)
+ * and complete nothing of the FPDU's message. Connections without CRC
+ * are left alone: there the wrong bytes would be delivered, which is
+ * what the CRC is there to prevent.
+ */
+static unsigned int kiwarp_test_rx_corrupt;
+module_param_named(test_rx_corrupt, kiwarp_test_rx_corrupt, uint, 0644);
+MODULE_PARM_DESC(test_rx_corrupt, "test hook: corrupt one bit of every n-th FPDU received on connections with MPA CRC (default 0: never)");
+static atomic_t kiwarp_test_rx_corrupt_seen = ATOMIC_INIT(0);
+
+static void kiwarp_rx_test_corrupt(struct kiwarp_rx *rx, void *p)
+{
+	unsigned int every = READ_ONCE(kiwarp_test_rx_corrupt);
+
+	if (likely(!every) || rx->pay_got)
+		return;
+	if (atomic_inc_return(&kiwarp_test_rx_corrupt_seen) % every == 0)
+		*(u8 *)p ^= 0x01;
+}
+
+/*
  * Take up to @len bytes of the lent skb piece into @buf.
  * Return: bytes taken (> 0), or -EAGAIN when the piece is used up.
  */
@@ -430,6 +455,7 @@ static int kiwarp_rx_finish(struct kiwarp_qp *qp)
 		trace_kiwarp_terminate(qp, false, rx->dh.term_layer,
 				       rx->dh.term_etype, rx->dh.term_ecode);
 		kiwarp_qp_down_status(qp, -EPROTO);
+		kiwarp_qp_fatal(qp);
 		kiwarp_qp_error(qp);
 		return -EPROTO;
 	default:
@@ -502,8 +528,10 @@ static int kiwarp_rx_payload(struct kiwarp_qp *qp)
 		rx->place->off -= len - max(n, 0);	/* give back the rest */
 	if (n <= 0)
 		return n;
-	if (qp->crc)
+	if (qp->crc) {
+		kiwarp_rx_test_corrupt(rx, p);
 		rx->crc = iw_crc32c(rx->crc, p, n);
+	}
 	rx->pay_got += n;
 	if (rx->pay_got == rx->pay_len)
 		rx->stage = KIWARP_RX_TRAILER;
@@ -526,9 +554,11 @@ static int kiwarp_rx_trailer(struct kiwarp_qp *qp)
 	if (qp->crc) {
 		u32 crc = ~iw_crc32c(rx->crc, rx->trailer, pad);
 
-		if (crc != get_unaligned_le32(rx->trailer + pad))
+		if (crc != get_unaligned_le32(rx->trailer + pad)) {
+			qp->stats.crc_errors++;
 			return kiwarp_rx_fail(qp, TERM_LAYER_LLP, 0,
 					      LLP_ECODE_CRC);
+		}
 	}
 	rx->stage = KIWARP_RX_HDR;
 	rx->hdr_got = 0;
@@ -669,6 +699,39 @@ void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk)
 		kiwarp_rx_failed(qp, rx->err);
 	else if (!desc.count && !rx->halt)
 		kiwarp_qp_queue_rx_away(qp);	/* more to read */
+}
+
+/**
+ * kiwarp_rx_drain() - parse what is queued before a send error ends us
+ * @qp: the QP, whose TX work just found the connection reset
+ *
+ * A peer that found an error sends TERMINATE and closes; its close is a
+ * reset when our data was still unread there, and our next send fails
+ * with it while the TERMINATE may still wait, unparsed, in our receive
+ * queue. Parsed here first, it is the reason the connection ends
+ * (-EPROTO, IB_EVENT_QP_FATAL), not the reset; the messages in front of
+ * it are placed and completed as the RX work would have.
+ *
+ * Context: process context (the TX work), no lock held.
+ */
+void kiwarp_rx_drain(struct kiwarp_qp *qp)
+{
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = INT_MAX,
+	};
+	struct kiwarp_rx *rx = &qp->rx;
+	struct sock *sk;
+
+	/* qp->sock stays until kiwarp_qp_down_work() has flushed us */
+	if (!kiwarp_rx_live(qp))
+		return;
+	sk = qp->sock->sk;
+	lock_sock(sk);
+	rx->err = 0;
+	rx->halt = false;
+	tcp_read_sock(sk, &desc, kiwarp_rx_actor);
+	release_sock(sk);
 }
 
 void kiwarp_rx_work(struct work_struct *work)

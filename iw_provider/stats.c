@@ -29,6 +29,7 @@ enum kiwarp_port_counter {
 	KIWARP_CNT_TERMS_RCVD,
 	KIWARP_CNT_QP_ERRORS,
 	KIWARP_CNT_REQUESTS_DROPPED,
+	KIWARP_CNT_CRC_ERRORS,
 	KIWARP_CNT_COUNT
 };
 
@@ -43,6 +44,7 @@ static const struct rdma_stat_desc kiwarp_port_counters[] = {
 	[KIWARP_CNT_TERMS_RCVD] = { .name = "terms_rcvd" },
 	[KIWARP_CNT_QP_ERRORS] = { .name = "qp_errors" },
 	[KIWARP_CNT_REQUESTS_DROPPED] = { .name = "requests_dropped" },
+	[KIWARP_CNT_CRC_ERRORS] = { .name = "crc_errors" },
 };
 
 static_assert(ARRAY_SIZE(kiwarp_port_counters) == KIWARP_CNT_COUNT);
@@ -59,6 +61,7 @@ static void kiwarp_stats_add(struct kiwarp_dev_stats *sum,
 	sum->terms_sent += READ_ONCE(s->terms_sent);
 	sum->terms_rcvd += READ_ONCE(s->terms_rcvd);
 	sum->errors += READ_ONCE(s->errors);
+	sum->crc_errors += READ_ONCE(s->crc_errors);
 }
 
 void kiwarp_stats_init(struct kiwarp_dev *kdev)
@@ -124,6 +127,7 @@ static int kiwarp_get_hw_stats(struct ib_device *ibdev,
 	stats->value[KIWARP_CNT_QP_ERRORS] = sum.errors;
 	stats->value[KIWARP_CNT_REQUESTS_DROPPED] =
 		atomic64_read(&kdev->cr_dropped);
+	stats->value[KIWARP_CNT_CRC_ERRORS] = sum.crc_errors;
 	return KIWARP_CNT_COUNT;
 }
 
@@ -174,7 +178,9 @@ static int kiwarp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "terms_sent",
 				   READ_ONCE(s->terms_sent)) ||
 	    rdma_nl_put_driver_u32(msg, "terms_rcvd",
-				   READ_ONCE(s->terms_rcvd)))
+				   READ_ONCE(s->terms_rcvd)) ||
+	    rdma_nl_put_driver_u32(msg, "crc_errors",
+				   READ_ONCE(s->crc_errors)))
 		goto err;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -60,6 +60,7 @@ struct wire_ctx {
 	u8 early[64];		/* sent right behind the MPA Request */
 	int early_len;
 	atomic_t requests;
+	atomic_t qp_fatal;	/* IB_EVENT_QP_FATAL on c->qp */
 	struct completion release;
 	u8 frame[MPA_FPDU_MAX_LEN];
 	u8 ulpdu[DDP_HDR_MAX + 256];
@@ -163,11 +164,21 @@ static void wire_exit(struct kunit *test)
 		put_net(c->net);
 }
 
+static void wire_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct wire_ctx *c = ctx;
+
+	if (ev->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&c->qp_fatal);
+}
+
 /* Server side after CONNECT_REQUEST: QP, MR, receives, accept */
 static int wire_accept(struct wire_ctx *c, int mr_access, int nrecv)
 {
 	struct rdma_cm_id *id = c->child;
 	struct ib_qp_init_attr qa = {
+		.event_handler = wire_qp_event,
+		.qp_context = c,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
@@ -367,7 +378,11 @@ static int wire_recv_hdr(struct wire_ctx *c, bool crc, struct ddp_hdr *h)
 	return 0;
 }
 
-/* Expect a TERMINATE (layer, etype, ecode), then the QP in ERROR */
+/*
+ * Expect a TERMINATE (layer, etype, ecode), then the QP in ERROR; the
+ * consumer heard of it (IB_EVENT_QP_FATAL, once) when the QP found the
+ * error itself (qp_errors), not for its own Terminate (SQE).
+ */
 static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 			     u8 ecode, bool crc)
 {
@@ -386,6 +401,8 @@ static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 		usleep_range(500, 1000);
 	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
 	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->qp_fatal),
+			c->qp->stats.errors ? 1 : 0);
 }
 
 static bool guards_clean(struct wire_ctx *c)
@@ -507,6 +524,33 @@ static void wire_bad_crc(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &h, 8), true,
 					     true), 0);
 	wire_expect_term(c, TERM_LAYER_LLP, 0, LLP_ECODE_CRC, true);
+}
+
+/*
+ * The peer's TERMINATE ends the connection: the QP goes to ERROR and its
+ * consumer hears IB_EVENT_QP_FATAL once (rdma_cm alone would report an
+ * orderly-looking DISCONNECTED); nothing is sent back.
+ */
+static void wire_peer_terminate_fatal(struct kunit *test)
+{
+	struct wire_ctx *c = test->priv;
+	struct ddp_hdr h = { .opcode = RDMAP_TERMINATE, .last = true,
+			     .msn = 1, .term_layer = TERM_LAYER_RDMAP,
+			     .term_etype = RDMAP_ETYPE_CATASTROPHIC,
+			     .term_ecode = RDMAP_ECODE_UNSPECIFIED };
+	unsigned long end = jiffies + TMO;
+
+	KUNIT_ASSERT_EQ(test, wire_connect(c, 19026, false, false, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &h, 0), false,
+					     false), 0);
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	while (kiwarp_qp_state(c->qp) != KIWARP_QPS_ERROR &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_rcvd, 1U);
+	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->qp_fatal), 1);
 }
 
 static void wire_bad_opcode(struct kunit *test)
@@ -1278,6 +1322,7 @@ static struct kunit_case kiwarp_wire_cases[] = {
 	KUNIT_CASE(wire_send_too_long),
 	KUNIT_CASE(wire_bad_msn),
 	KUNIT_CASE(wire_bad_crc),
+	KUNIT_CASE(wire_peer_terminate_fatal),
 	KUNIT_CASE(wire_bad_opcode),
 	KUNIT_CASE(wire_unexpected_read_resp),
 	KUNIT_CASE(wire_markers_rejected),
