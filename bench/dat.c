@@ -38,6 +38,8 @@
 
 #include <dat2/dat_iw_extensions.h>
 
+#include "../kdapl/evd.h"	/* kdapl_evd_pending(): lost upcalls */
+
 #include "bench.h"
 #include "dat.h"
 
@@ -161,9 +163,23 @@ struct bench_drun {
  */
 static DECLARE_WAIT_QUEUE_HEAD(bench_ev_wq);
 
+/*
+ * The one wait in progress (commands run one at a time and wait for one
+ * EVD at a time): its EVD, and whether that EVD's own upcall came. Every
+ * upcall wakes the wait queue, so a wait woken by another EVD's upcall
+ * could take an event whose own upcall was lost; the wait therefore
+ * takes an event only after its EVD's upcall, and one still queued
+ * without it when the wait gives up is a lost notification, which fails
+ * the wait (bench_wait_ev_ms()).
+ */
+static DAT_EVD_HANDLE bench_ev_waiting;
+static bool bench_ev_hit;
+
 static void bench_ev_notify(DAT_PVOID data, const DAT_EVENT *ev,
 			    DAT_BOOLEAN more)
 {
+	if (ev->evd_handle == READ_ONCE(bench_ev_waiting))
+		WRITE_ONCE(bench_ev_hit, true);
 	wake_up_all(&bench_ev_wq);
 }
 
@@ -626,21 +642,63 @@ static bool ev_take(DAT_EVD_HANDLE evd, DAT_EVENT *ev, DAT_RETURN *ret)
 	return DAT_GET_TYPE(*ret) != DAT_QUEUE_EMPTY;
 }
 
+/* An upcall of the awaited EVD came, and an event could be taken. */
+static bool ev_take_notified(DAT_EVD_HANDLE evd, DAT_EVENT *ev,
+			     DAT_RETURN *ret)
+{
+	return READ_ONCE(bench_ev_hit) && ev_take(evd, ev, ret);
+}
+
+/* How long a queued event may wait for its upcall before it is lost. */
+#define BENCH_UPCALL_LATE_MS	500
+
 /**
  * bench_wait_ev_ms() - the next event of an EVD with the notify upcall
  * @evd: the EVD (DAT_UPCALL_NOTIFY, &bench_ev_up)
  * @ev: the event
  * @ms: how long to wait
  *
- * Return: 0, -ETIMEDOUT, or -EIO when the dequeue fails.
+ * An event queued before the wait is taken at once (its upcall may have
+ * come before). Once the queue was found empty, the next event must
+ * bring its upcall (DAT_UPCALL_NOTIFY: one after each dequeue). When the
+ * wait gives up with events queued (kdapl_evd_pending(), which leaves
+ * them there), they get BENCH_UPCALL_LATE_MS more; still queued without
+ * it, they were not notified (kdapltest's lost-wakeup check).
+ *
+ * Context: process context; one wait at a time.
+ * Return: 0, -ETIMEDOUT, -EIO when the dequeue fails, -EPROTO for an
+ * event without its upcall (left queued).
  */
 int bench_wait_ev_ms(DAT_EVD_HANDLE evd, DAT_EVENT *ev, u32 ms)
 {
 	DAT_RETURN ret = DAT_QUEUE_EMPTY;
+	char line[192];
+	int err = 0;
 
-	if (!wait_event_timeout(bench_ev_wq, ev_take(evd, ev, &ret),
-				msecs_to_jiffies(ms)))
-		return -ETIMEDOUT;
+	WRITE_ONCE(bench_ev_hit, false);
+	WRITE_ONCE(bench_ev_waiting, evd);
+	if (ev_take(evd, ev, &ret) ||
+	    wait_event_timeout(bench_ev_wq, ev_take_notified(evd, ev, &ret),
+			       msecs_to_jiffies(ms)))
+		goto out;
+	err = -ETIMEDOUT;
+	if (kdapl_evd_pending(evd, line, sizeof(line)) <= 0)
+		goto out;
+	/* queued, its upcall not (yet) come */
+	if (wait_event_timeout(bench_ev_wq, ev_take_notified(evd, ev, &ret),
+			       msecs_to_jiffies(BENCH_UPCALL_LATE_MS))) {
+		err = 0;
+		goto out;
+	}
+	if (kdapl_evd_pending(evd, line, sizeof(line)) > 0) {
+		pr_warn("EVD %p: an event queued %u ms without its upcall: %s\n",
+			evd, BENCH_UPCALL_LATE_MS, line);
+		err = -EPROTO;
+	}
+out:
+	WRITE_ONCE(bench_ev_waiting, NULL);
+	if (err)
+		return err;
 	return ret == DAT_SUCCESS ? 0 : -EIO;
 }
 

@@ -439,3 +439,4 @@ module_exit(bench_exit);
 
 MODULE_DESCRIPTION("kdapl benchmarks: kDAPL over kiwarp and siw, raw verbs, kernel TCP");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KDAPL_INTERNAL);	/* kdapl_evd_pending(): lost upcalls */

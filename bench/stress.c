@@ -33,7 +33,8 @@
  *	Every request and receive posted must complete exactly once and in
  *	posting order, with success (a receive's message checked: the n-th
  *	carries the n-th Send) or flushed, both ends of every connection end,
- *	DISCONNECTED or BROKEN, and nothing may be left outstanding.
+ *	DISCONNECTED or BROKEN, and nothing may be left outstanding; after a
+ *	flush only flushes.
  *   stress test=faults|faults_sconn ia_a= ia_b= addr= port= rounds=
  *	depth= tag=
  *	one churn round (faults) or one socket takeover round of "dat
@@ -691,6 +692,7 @@ struct st_rconn {
 	u32 out_s, out_r;	/* posted, not completed */
 	bool ended_a, ended_b;
 	bool dead;		/* a flush or a refused post: post no more */
+	bool s_end, r_end;	/* a Send, a receive was flushed */
 };
 
 struct st_reset {
@@ -780,6 +782,7 @@ static int reset_dto(struct st_reset *s, const DAT_EVENT *ev)
 	u32 i = (ck >> 8) & 0xffffff, seq = ck >> 32;
 	enum st_kind k = ck & 0xff;
 	struct st_rconn *c;
+	bool *q_end;
 	u32 len;
 
 	if (ev->event_number != DAT_DTO_COMPLETION_EVENT || i >= s->n ||
@@ -789,11 +792,17 @@ static int reset_dto(struct st_reset *s, const DAT_EVENT *ev)
 		return -EPROTO;
 	}
 	c = &s->conns[i];
+	q_end = k == ST_SEND ? &c->s_end : &c->r_end;
 	if (d->status != DAT_DTO_SUCCESS &&
 	    d->status != DAT_DTO_ERR_FLUSHED) {
 		pr_warn("stress: reset: conn %u %s %u: status %d\n", i,
 			k == ST_SEND ? "Send" : "receive", seq, d->status);
 		return -EIO;
+	}
+	if (d->status == DAT_DTO_SUCCESS && *q_end) {
+		pr_warn("stress: reset: conn %u %s %u succeeded after its queue ended\n",
+			i, k == ST_SEND ? "Send" : "receive", seq);
+		return -EPROTO;
 	}
 	if (k == ST_SEND) {
 		/* in order too: an RC send queue completes in posting order */
@@ -814,6 +823,7 @@ static int reset_dto(struct st_reset *s, const DAT_EVENT *ev)
 	}
 	if (d->status == DAT_DTO_ERR_FLUSHED) {
 		s->flushed++;
+		*q_end = true;
 		c->dead = true;
 		return 0;
 	}
@@ -1024,14 +1034,16 @@ static int churn_early_free(struct st_side *a, struct st_side *b,
 	}
 	if (err)
 		goto out;
-	if (bench_wait_ev_ms(p->cr, &ev, after_accept ? BENCH_WAIT_MS : 200)) {
-		if (after_accept) {
-			pr_warn("stress: no request from a live EP\n");
-			err = -ETIMEDOUT;
-		} else {
-			outcomes[0]++;		/* nothing arrived */
-		}
+	err = bench_wait_ev_ms(p->cr, &ev, after_accept ? BENCH_WAIT_MS : 200);
+	if (err == -ETIMEDOUT && !after_accept) {
+		outcomes[0]++;		/* nothing arrived */
+		err = 0;
 		goto out;
+	}
+	if (err) {
+		if (err == -ETIMEDOUT)
+			pr_warn("stress: no request from a live EP\n");
+		goto out;	/* a lost upcall: the request stays, drained */
 	}
 	if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
 		pr_warn("stress: CR EVD got event %#x\n", ev.event_number);
@@ -1268,8 +1280,11 @@ static int st_spfree(const struct bench_cmd *cmd)
  * a write of n to /proc/thread-self/fail-nth sets it (slab and page
  * allocations among others; the suite lets GFP_KERNEL ones fail too).
  * A round with its fault either fails with an error (the DAT call that
- * met it says which) or absorbs it; the first round that reaches no
- * n-th site must succeed, and ends the command. What a failed round
+ * met it says which: -EIO; an event other than the one expected:
+ * -EPROTO; the bench's own allocation: -ENOMEM) or absorbs it; a round
+ * that waited in vain for an event (-ETIMEDOUT: the fault lost it) or
+ * found wrong data (-EBADMSG) fails the command at once. The first
+ * round that reaches no n-th site must succeed, and ends the command. What a failed round
  * leaves is closed abruptly (st_close()); the suite then checks that no
  * handle, EP or QP is left and kmemleak that nothing leaked.
  */
@@ -1293,7 +1308,7 @@ static int st_faults(const struct bench_cmd *cmd,
 	u32 step = max(cmd->depth, 1U), n;
 	unsigned int pending;
 	size_t mark;
-	int err = -ETIMEDOUT;
+	int err = -ENOENT;
 
 	one.rounds = 1;
 	for (n = 1; runs < cmd->rounds; n += step, runs++) {
@@ -1311,14 +1326,22 @@ static int st_faults(const struct bench_cmd *cmd,
 			runs++;
 			break;
 		}
+		if (err == -ETIMEDOUT || err == -EBADMSG) {
+			/* not an error a DAT call or event reported */
+			pr_warn("stress: faults: fault site %u: %s\n", n,
+				err == -EBADMSG ? "wrong data" :
+				"an event never came");
+			runs++;
+			break;
+		}
 		if (err)
 			failed++;
 		else
 			absorbed++;
-		err = -ETIMEDOUT;	/* unless a round without a fault ends it */
+		err = -ENOENT;	/* unless a round without a fault ends it */
 		cond_resched();
 	}
-	if (err == -ETIMEDOUT)
+	if (err == -ENOENT)
 		pr_warn("stress: faults: %llu rounds all met their fault\n", runs);
 	bench_emit(cmd->tag, "rounds", runs * 1000);
 	bench_emit(cmd->tag, "last_site", (u64)n * 1000);

@@ -46,7 +46,10 @@ tmo=
 [ "$rc" -ne 124 ] || tmo=--timed-out
 touch "$run/out/results.ktap"
 echo "== stress: what was tried (figure value; Documentation/testing.rst)"
-cat "$run/out/stress-table.txt" 2>/dev/null
+grep -v '^[a-z]* case ' "$run/out/stress-table.txt" 2>/dev/null
+echo "== stress: cases (result, duration)"
+awk '$2 == "case" { printf "%-34s %-7s %s\n", $3, $4, $5 }' \
+	"$run/out/stress-table.txt" 2>/dev/null
 echo "stress console log: $run/console.log"
 "$build/tools/report/kdapl-report" --results "$run/out/results.ktap" \
 	--console "$run/console.log" --expect kdapl_stress \

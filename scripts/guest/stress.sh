@@ -122,12 +122,18 @@ stress_unload_zcopy() {
 }
 
 # A checked soak over kiwarp in the background, for a case that disturbs
-# it meanwhile: stress_bg_soak PORT MS LOSSY TAG starts it (its PID in
-# STRESS_BG); stress_bg_done WHAT waits for it, fails if it failed, adds
-# its figures to the table and checks that nothing is left.
+# it meanwhile: stress_bg_soak PORT MS LOSSY TAG [CPU] starts it (its
+# PID in STRESS_BG; the command runs in that process, on CPU if given);
+# stress_bg_done WHAT waits for it, fails if it failed, adds its figures
+# to the table and checks that nothing is left.
 stress_bg_soak() {
-	(echo "stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$1 conns=4 size=65536 ms=$2 lossy=$3 tag=$4" \
-		>"$BENCH_CTL") &
+	local cmd="stress test=soak ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=$1 conns=4 size=65536 ms=$2 lossy=$3 tag=$4"
+
+	if [ -n "${5:-}" ]; then
+		taskset -c "$5" sh -c "echo '$cmd' >$BENCH_CTL" &
+	else
+		(echo "$cmd" >"$BENCH_CTL") &
+	fi
 	STRESS_BG=$!
 }
 
@@ -148,12 +154,17 @@ stress_bg_done() {
 # kiwarp's CQ notifications move off the dying CPU and back, and nothing
 # is lost, late or wrong - the soak (clean wire, lossy=0) checks every
 # byte and every completion. kdapl's EVD table shows where each EVD's
-# processing ran last.
+# processing ran last. The soak's command runs on CPU 1 (pinned again
+# after each cycle: a task of an offline CPU loses its affinity), where
+# kdapl binds the EVDs it creates (follow mode binds to the creating
+# CPU) and their CQs' completion vectors: some EVD must be processing
+# on CPU 1 when it goes, or the case proves nothing (two of ten runs
+# before the pinning counted none).
 stress_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu1/online i rc=0 on1=0 n
 	[ -w "$cpu" ] || { echo "kdapl-guest: no CPU 1 to take offline"; return 1; }
 	# 3 s a cycle: the cycles (2 s and the CPU's own time) end first
-	stress_bg_soak 7440 $(($1 * 3000 + 6000)) 0 hotplug
+	stress_bg_soak 7440 $(($1 * 3000 + 6000)) 0 hotplug 1
 	sleep 2
 	for i in $(seq 1 "$1"); do
 		if ! kill -0 "$STRESS_BG" 2>/dev/null; then
@@ -167,10 +178,13 @@ stress_hotplug() {
 		echo 0 >"$cpu" || { echo "kdapl-guest: cycle $i: offline failed"; rc=1; break; }
 		sleep 1
 		echo 1 >"$cpu" || { echo "kdapl-guest: cycle $i: online failed"; rc=1; break; }
+		taskset -p -c 1 "$STRESS_BG" >/dev/null 2>&1
 		sleep 1
 	done
 	[ "$(cat "$cpu")" = 1 ] || echo 1 >"$cpu"
 	echo "$STRESS_LEVEL hotplug.cycles $1 evds_on_cpu1_at_offline $on1" >>"$STRESS_TABLE"
+	[ "$on1" -gt 0 ] ||
+		{ echo "kdapl-guest: no EVD was processing on CPU 1 when it went"; rc=1; }
 	stress_bg_done "CPU hotplug" || rc=1
 	return $rc
 }
@@ -263,13 +277,21 @@ stress_link_flap() {
 
 # Connections ended from outside in the middle of streams (issue 18 item
 # 2): $2 rounds of kdapl_bench's reset command (bench/stress.c) over
-# kiwarp, 4 connections each streaming checked Sends from kw1 to kw2,
+# kiwarp, $3 connections each streaming checked Sends from kw1 to kw2,
 # then, by $1: "rst" every TCP connection of the stream's port destroyed
 # from namespace b (`ss -K`, the kernel's SOCK_DESTROY: an abort there,
 # a reset to kw1); "linkdel" kw2 deleted (`rdma link delete`) and added
 # back; "netdev" the veth pair under kw1 and kw2 deleted (`ip link del
 # veth5`: both ends go, and kiwarp unregisters both devices from its
-# netdev notifier), then made again with both devices. Every Send and receive posted must complete once, with success
+# netdev notifier), then made again with both devices; "unload" kiwarp
+# unloaded under them (`rmmod kiwarp`: every device unregistered, every
+# connection aborted), then loaded again with kw0-kw2; "crc" the
+# connections made with MPA CRC (kiwarp's mpa_crc) and every 50th FPDU
+# they receive corrupted past TCP's checksum (kiwarp's test_rx_corrupt):
+# each connection must end by a CRC error (a TERMINATE; the receive the
+# FPDU was for is flushed), both its ends BROKEN, nothing wrong
+# completed. Every Send and
+# receive posted must complete once, with success
 # (checked) or flushed, both ends of every connection must end
 # (DISCONNECTED or BROKEN), and nothing may be left. The counts go to
 # the table.
@@ -295,15 +317,28 @@ stress_netdev_back() {
 		ping -c 1 -W 5 "$KW2_ADDR" >/dev/null ||
 		{ echo "kdapl-guest: veth4/veth5, kw1/kw2 not back"; return 1; }
 }
+# kiwarp's CRC errors on kw1 and kw2 together (port counters)
+stress_crc_errors() {
+	local d=/sys/class/infiniband a b
+	a=$(cat $d/kw1/ports/1/hw_counters/crc_errors) &&
+	b=$(cat $d/kw2/ports/1/hw_counters/crc_errors) || return 1
+	echo $((a + b))
+}
 stress_reset() {
-	local how=$1 i rc=0 bg killed
+	local how=$1 n=$3 i rc=0 bg killed crc0 crcs disc
+	local kp=/sys/module/kiwarp/parameters crc_was=N
+	[ "$how" != crc ] || crc_was=$(cat "$kp/mpa_crc") || return 1
 	for i in $(seq 1 "$2"); do
-		(echo "stress test=reset ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7480 conns=4 size=16384 ms=20000 tag=$how.$i" \
+		if [ "$how" = crc ]; then
+			crc0=$(stress_crc_errors) || { rc=1; break; }
+			echo 1 >"$kp/mpa_crc"
+		fi
+		(echo "stress test=reset ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7480 conns=$n size=16384 ms=$((20000 + n * 500)) tag=$how.$i" \
 			>"$BENCH_CTL") &
 		bg=$!
-		# the four connections up, then a second of streams
-		for _ in $(seq 1 100); do
-			[ "$(stress_port_conns)" -lt 4 ] || break
+		# the connections up, then a second of streams
+		for _ in $(seq 1 $((100 + n * 10))); do
+			[ "$(stress_port_conns)" -lt "$n" ] || break
 			sleep 0.1
 		done
 		sleep 1
@@ -315,6 +350,13 @@ stress_reset() {
 		elif [ "$how" = linkdel ]; then
 			ip netns exec b rdma link delete kw2 ||
 				echo "kdapl-guest: rdma link delete kw2 failed"
+		elif [ "$how" = unload ]; then
+			timeout 60 busybox rmmod kiwarp ||
+				echo "kdapl-guest: rmmod kiwarp failed"
+		elif [ "$how" = crc ]; then
+			# every 50th FPDU received: each connection meets one
+			echo 50 >"$kp/test_rx_corrupt"
+			sleep 1
 		else
 			ip netns exec b ip link del veth5 ||
 				echo "kdapl-guest: ip link del veth5 failed"
@@ -332,10 +374,33 @@ stress_reset() {
 				{ echo "kdapl-guest: kw2 not back"; rc=1; }
 		elif [ "$how" = netdev ]; then
 			stress_netdev_back || rc=1
+		elif [ "$how" = unload ]; then
+			if [ -e /sys/module/kiwarp ]; then
+				echo "kdapl-guest: kiwarp still loaded"
+				rc=1
+			elif ! insmod "$MODDIR/kiwarp.ko" ||
+				! add_kiwarp_device; then
+				echo "kdapl-guest: kiwarp, kw0-kw2 not back"
+				rc=1
+			fi
+		elif [ "$how" = crc ]; then
+			echo 0 >"$kp/test_rx_corrupt"
+			echo "$crc_was" >"$kp/mpa_crc"
+			crcs=$(stress_crc_errors) || crcs=$crc0
+			crcs=$((crcs - crc0))
+			echo "$STRESS_LEVEL crc.$i.crc_errors $crcs" >>"$STRESS_TABLE"
+			# each connection ended by its own CRC error, a
+			# TERMINATE: both ends BROKEN (IB_EVENT_QP_FATAL)
+			[ "$crcs" -ge "$n" ] ||
+				{ echo "kdapl-guest: crc round $i: $crcs CRC errors"; rc=1; }
+			disc=$(awk -v k="crc.$i.ended_disconnected" \
+				'$1 == k { print int($2) }' "$BENCH_CTL")
+			[ "${disc:-1}" -eq 0 ] ||
+				{ echo "kdapl-guest: crc round $i: ${disc:-no} ends DISCONNECTED, not BROKEN"; rc=1; }
 		fi
 		sed "s/^/$STRESS_LEVEL /" "$BENCH_CTL" >>"$STRESS_TABLE"
 		echo "$STRESS_LEVEL $how.$i.ended_from_outside $killed" >>"$STRESS_TABLE"
-		[ "$killed" -ge 4 ] ||
+		[ "$killed" -ge "$n" ] ||
 			{ echo "kdapl-guest: $how round $i: $killed connections ended"; rc=1; }
 		[ $rc -eq 0 ] || break
 	done
@@ -479,49 +544,67 @@ stress_newlink_race() {
 	return $rc
 }
 
-kdapl_stress_suite() {
-	local soak churn spfree ctl_churn links hotplug faults cut resets many fuzz p
-	if [ "$STRESS_LEVEL" = stress ]; then
-		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10 resets=50 many=1000 fuzz=800
+# stress_case NAME CMD...: ktap_check's case, and a row of the table
+# with its result and how long it took
+stress_case() {
+	local name=$1 out t0 res=ok
+	shift
+	t0=$(date +%s)
+	if out=$("$@" 2>&1); then
+		ktap_case ok "$name"
 	else
-		soak=15 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3 resets=2 many=100 fuzz=40
+		res=failed
+		ktap_case fail "$name" "command failed: $*" \
+			"$(echo "$out" | tail -n 5 | tr '\n' '|')"
+	fi
+	echo "$STRESS_LEVEL case $name $res $(($(date +%s) - t0))s" >>"$STRESS_TABLE"
+}
+
+kdapl_stress_suite() {
+	local soak churn spfree ctl_churn links hotplug faults cut resets rconns many fuzz p
+	if [ "$STRESS_LEVEL" = stress ]; then
+		soak=300 churn=10000 spfree=500 ctl_churn=1000 links=200 hotplug=100 faults="5000 1" cut=10 resets=50 rconns=32 many=1000 fuzz=800
+	else
+		soak=20 churn=200 spfree=20 ctl_churn=40 links=6 hotplug=5 faults="100 7" cut=3 resets=2 rconns=4 many=100 fuzz=40
 	fi
 	: >"$STRESS_TABLE"
 	stress_trace 1
-	ktap_suite kdapl_stress $((19 + $(echo "$STRESS_PROFILES" | wc -w)))
+	ktap_suite kdapl_stress $((21 + $(echo "$STRESS_PROFILES" | wc -w)))
 	# no cost figures here: no scheduler patching (bench/cost.c)
 	ktap_check load_bench_module insmod "$MODDIR/kdapl_bench.ko" \
 		count_switches=0
 	local slab0
 	slab0=$(stress_slab_kb)
 	# connect, one checked Send, disconnect (3 ways) or free while connecting
-	ktap_check churn_kiwarp stress_cmd \
+	stress_case churn_kiwarp stress_cmd \
 		"stress test=churn ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7410 rounds=$churn ms=10000 tag=churn.kiwarp"
-	ktap_check churn_siw stress_cmd \
+	stress_case churn_siw stress_cmd \
 		"stress test=churn ia_a=siwA ia_b=siwA addr=$HOST_A_ADDR port=7412 rounds=$ctl_churn ms=10000 tag=churn.siw"
 	# an accepted REP to a requester gone ends after the IB CM's retries
-	ktap_check churn_rxe stress_cmd \
+	stress_case churn_rxe stress_cmd \
 		"stress test=churn ia_a=rxeA ia_b=rxeA addr=$RXE_ADDR port=7414 rounds=$ctl_churn ms=120000 tag=churn.rxe"
 	# a PSP and its EVD freed while four connection requests arrive
-	ktap_check psp_free_under_requests stress_cmd \
+	stress_case psp_free_under_requests stress_cmd \
 		"stress test=spfree ia_a=kw1 ia_b=kw2 addr=$KW2_ADDR port=7420 rounds=$spfree conns=4 tag=spfree.kiwarp"
 	for p in $STRESS_PROFILES; do
-		ktap_check "soak_$p" stress_soak "$p" "$soak"
+		stress_case "soak_$p" stress_soak "$p" "$soak"
 	done
-	ktap_check unload_kiwarp_under_zcopy_soak stress_unload_zcopy
-	ktap_check link_add_vs_netdev_delete stress_newlink_race "$links"
-	ktap_check cpu_hotplug_under_soak stress_hotplug "$hotplug"
-	ktap_check link_cut_under_soak stress_link_flap "$cut"
-	ktap_check tcp_reset_under_streams stress_reset rst "$resets"
-	ktap_check link_delete_under_streams stress_reset linkdel "$resets"
-	ktap_check netdev_delete_under_streams stress_reset netdev "$resets"
-	ktap_check many_psp stress_many many "$many"
-	ktap_check many_ssp stress_many many_ssp "$many"
-	ktap_check rx_fuzz stress_rx_fuzz "$fuzz"
+	stress_case unload_kiwarp_under_zcopy_soak stress_unload_zcopy
+	stress_case link_add_vs_netdev_delete stress_newlink_race "$links"
+	stress_case cpu_hotplug_under_soak stress_hotplug "$hotplug"
+	stress_case link_cut_under_soak stress_link_flap "$cut"
+	stress_case tcp_reset_under_streams stress_reset rst "$resets" "$rconns"
+	stress_case link_delete_under_streams stress_reset linkdel "$resets" "$rconns"
+	stress_case netdev_delete_under_streams stress_reset netdev "$resets" "$rconns"
+	stress_case unload_kiwarp_under_streams stress_reset unload "$resets" "$rconns"
+	stress_case crc_corruption_under_streams stress_reset crc "$resets" "$rconns"
+	stress_case many_psp stress_many many "$many"
+	stress_case many_ssp stress_many many_ssp "$many"
+	stress_case rx_fuzz stress_rx_fuzz "$fuzz"
 	# shellcheck disable=SC2086 # rounds and step
-	ktap_check allocation_failures stress_faults $faults
+	stress_case allocation_failures stress_faults $faults
 	# shellcheck disable=SC2086 # rounds and step
-	ktap_check allocation_failures_takeover stress_faults_takeover $faults
+	stress_case allocation_failures_takeover stress_faults_takeover $faults
 	ktap_check nothing_left stress_nothing_left
 	echo "$STRESS_LEVEL slab_kb.before $slab0" >>"$STRESS_TABLE"
 	echo "$STRESS_LEVEL slab_kb.after $(stress_slab_kb)" >>"$STRESS_TABLE"
