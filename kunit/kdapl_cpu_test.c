@@ -6,6 +6,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/delay.h>
@@ -544,6 +545,83 @@ static void cpu_test_follow_spreads_real_load(struct kunit *test)
 	KUNIT_EXPECT_LE(test, most, 4UL);
 }
 
+/*
+ * kick_wait() that asserts nothing, for a case that must undo what it did
+ * (an aborted case would leave a CPU offline). Returns whether the
+ * processing ran.
+ */
+static bool kick_wait_try(struct probe *p, unsigned int from)
+{
+	struct on_cpu c = { .fn = do_kick, .arg = &p->d };
+	struct task_struct *t;
+
+	reinit_completion(&p->done);
+	init_completion(&c.done);
+	t = kthread_create(on_cpu_thread, &c, "kdapl_test/%u", from);
+	if (IS_ERR(t))
+		return false;
+	kthread_bind(t, from);
+	wake_up_process(t);
+	wait_for_completion(&c.done);
+	return wait_for_completion_timeout(&p->done, 5 * HZ);
+}
+
+/*
+ * A queue whose CPU went offline is still processed: kicked from a live
+ * CPU, it runs there (spread mode: until its CPU is back; follow mode:
+ * it moves there for good), in softirq, once per kick. Between
+ * remove_cpu() and add_cpu() nothing asserts: the CPU comes back and the
+ * dispatch stops whatever happened.
+ */
+static void offline_case(struct kunit *test, enum kdapl_placement mode)
+{
+	struct kdapl_cpuset *set = two_cpu_set(test, mode);
+	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int a = set->slot[0].cpu, b = set->slot[1].cpu;
+	bool ran_off, ran_back = false;
+	int err, back;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_LT(test, max(a, b), (unsigned int)PROBE_CPUS);
+	probe_init(p, set, &set->slot[1]);
+	err = remove_cpu(b);
+	ran_off = !err && kick_wait_try(p, a);
+	back = err ? 0 : add_cpu(b);
+	if (!err && !back)
+		ran_back = kick_wait_try(p, a);
+	kdapl_dispatch_stop(&p->d);
+	kdapl_cpuset_free(set);
+
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "CPU %u could not go offline", b);
+	KUNIT_EXPECT_EQ_MSG(test, back, 0, "CPU %u did not come back", b);
+	KUNIT_EXPECT_TRUE_MSG(test, ran_off, "no processing, CPU %u offline", b);
+	KUNIT_EXPECT_TRUE_MSG(test, ran_back, "no processing, CPU %u back", b);
+	if (mode == KDAPL_PLACE_SPREAD) {
+		/* offline: where kicked; back: its own CPU again */
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->on[a]), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->on[b]), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->wrong_cpu), 1);
+	} else {
+		/* it followed the kicks to @a and stays while they come */
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->on[a]), 2);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p->on[b]), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(p->d.cpu), a);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->not_softirq), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->concurrent), 0);
+}
+
+static void cpu_test_spread_cpu_offline(struct kunit *test)
+{
+	offline_case(test, KDAPL_PLACE_SPREAD);
+}
+
+static void cpu_test_follow_cpu_offline(struct kunit *test)
+{
+	offline_case(test, KDAPL_PLACE_FOLLOW);
+}
+
 static struct kunit_case kdapl_cpu_cases[] = {
 	KUNIT_CASE(cpu_test_mask),
 	KUNIT_CASE(cpu_test_bind_balances),
@@ -557,6 +635,8 @@ static struct kunit_case kdapl_cpu_cases[] = {
 	KUNIT_CASE(cpu_test_follow_runs_where_kicked),
 	KUNIT_CASE(cpu_test_follow_moves_by_load),
 	KUNIT_CASE(cpu_test_follow_spreads_real_load),
+	KUNIT_CASE(cpu_test_spread_cpu_offline),
+	KUNIT_CASE(cpu_test_follow_cpu_offline),
 	{}
 };
 
