@@ -41,6 +41,7 @@
  *   recv_errs=<receives completed in error> rlen=<last receive's length>
  *   rhead=<its first 16 bytes, hex> guard=<ok|bad> recv_guard=<ok|bad>
  *   region=<clean|dirty> advert=<none|posted|sent|failed|flushed>
+ *   ird=<n> ord=<n> (the EP's RDMA Read depths once established, else -1)
  *   done=<0|1>
  *
  * Lifetimes: a session is made by the acceptor thread or a ctl write,
@@ -66,6 +67,7 @@
 #include <linux/workqueue.h>
 #include <asm/unaligned.h>
 #include <net/net_namespace.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 
 #include <dat2/kdat.h>
@@ -121,6 +123,7 @@ struct wt_session {
 	u32 stag;
 	u64 to;
 	unsigned int recvs, recv_errs, rlen;
+	int ird, ord;			/* negotiated; -1 until established */
 	u8 rhead[16];
 };
 
@@ -360,8 +363,18 @@ static int session_advertise(struct wt_session *s)
 static void session_live(struct wt_session *s)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(LIVE_MS);
+	DAT_EP_PARAM param;
 	DAT_EVENT ev;
 
+	/* the RDMA Read depths the connection negotiated (RFC 6581) */
+	if (dat_ep_query(s->ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN |
+			 DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT,
+			 &param) == DAT_SUCCESS) {
+		mutex_lock(&wt_lock);
+		s->ird = param.ep_attr.max_rdma_read_in;
+		s->ord = param.ep_attr.max_rdma_read_out;
+		mutex_unlock(&wt_lock);
+	}
 	set_str(&s->advert, session_advertise(s) ? "post_failed" : "posted");
 	set_str(&s->phase, "established");
 	while (!READ_ONCE(wt_stopping) && time_before(jiffies, end)) {
@@ -579,6 +592,8 @@ static struct wt_session *session_new(bool active)
 	s->end = "none";
 	s->state = "none";
 	s->advert = "none";
+	s->ird = -1;
+	s->ord = -1;
 	mutex_lock(&wt_lock);
 	s->id = wt_next_id++;
 	list_add_tail(&s->node, &wt_sessions);
@@ -589,7 +604,6 @@ static struct wt_session *session_new(bool active)
 static int wt_accept_thread(void *unused)
 {
 	while (!kthread_should_stop()) {
-		struct sockaddr_in sin;
 		struct wt_session *s;
 		struct socket *ns;
 
@@ -603,8 +617,8 @@ static int wt_accept_thread(void *unused)
 			continue;
 		}
 		s->sock = ns;
-		if (kernel_getpeername(ns, (struct sockaddr *)&sin) >= 0)
-			s->peer_port = ntohs(sin.sin_port);
+		/* not getpeername: a connection reset in the queue is CLOSE */
+		s->peer_port = ntohs(inet_sk(ns->sk)->inet_dport);
 		queue_work(wt_wq, &s->work);
 	}
 	return 0;
@@ -616,7 +630,7 @@ static int sessions_show(struct seq_file *m, void *v)
 
 	mutex_lock(&wt_lock);
 	list_for_each_entry(s, &wt_sessions, node)
-		seq_printf(m, "id=%u role=%s port=%u phase=%s ev=%s conn=%s end=%s state=%s returned=%d fallback=%d stag=0x%x to=0x%llx len=%u recvs=%u recv_errs=%u rlen=%u rhead=%16phN guard=%s recv_guard=%s region=%s advert=%s done=%d\n",
+		seq_printf(m, "id=%u role=%s port=%u phase=%s ev=%s conn=%s end=%s state=%s returned=%d fallback=%d stag=0x%x to=0x%llx len=%u recvs=%u recv_errs=%u rlen=%u rhead=%16phN guard=%s recv_guard=%s region=%s advert=%s ird=%d ord=%d done=%d\n",
 			   s->id, s->active ? "connect" : "ssp", s->peer_port,
 			   s->phase, s->ev, s->conn_ev, s->end, s->state,
 			   s->returned, s->fallback, s->stag, s->to, REG_LEN,
@@ -625,7 +639,7 @@ static int sessions_show(struct seq_file *m, void *v)
 			   s->done && s->recv_guard_ok ? "ok" :
 			   s->done ? "bad" : "-",
 			   !s->done ? "-" : s->region_clean ? "clean" : "dirty",
-			   s->advert, s->done);
+			   s->advert, s->ird, s->ord, s->done);
 	mutex_unlock(&wt_lock);
 	return 0;
 }

@@ -311,6 +311,18 @@ void SspNotMpa()
 	CheckEnd(c);
 }
 
+// Close @s with a reset (SO_LINGER 0); returns its local port.
+unsigned ResetClose(Sock &s)
+{
+	linger l = {1, 0};
+	unsigned port = s.local_port;
+
+	setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	close(s.fd);
+	s.fd = socket(AF_INET, SOCK_STREAM, 0);	// for ~Sock
+	return port;
+}
+
 // Part of a Request, then FIN or a reset: SOCKET_DOWN, nothing made.
 void SspTruncated(bool reset)
 {
@@ -321,12 +333,7 @@ void SspTruncated(bool reset)
 	r.resize(12);
 	s.Send(r);
 	if (reset) {
-		linger l = {1, 0};
-		setsockopt(s.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-		unsigned port = s.local_port;
-		close(s.fd);
-		s.fd = socket(AF_INET, SOCK_STREAM, 0);	// for ~Sock
-		ConnLine c = WaitDone(port);
+		ConnLine c = WaitDone(ResetClose(s));
 		Expect(c, "ev", "socket_down");
 		Expect(c, "conn", "none");
 		CheckEnd(c);
@@ -337,6 +344,57 @@ void SspTruncated(bool reset)
 	Expect(c, "ev", "socket_down");
 	Expect(c, "conn", "none");
 	CheckEnd(c);
+}
+
+// A 64-byte Read Request of the region @c advertises gets its Read
+// Response.
+void ReadAnswered(Sock &s, const ConnLine &c, bool crc)
+{
+	ddp_hdr h = Untagged(RDMAP_READ_REQ, 1);
+	const u8 *u;
+	u16 ulen;
+	ddp_hdr r{};
+	ddp_err err{};
+
+	h.sink_stag = 0x7700;
+	h.sink_to = 0x1000;
+	h.read_size = 64;
+	h.src_stag = static_cast<u32>(c.num("stag"));
+	h.src_to = c.num("to");
+	s.Send(Fpdu(h, 0, crc));
+	std::vector<std::uint8_t> f = ReadFpdu(s);
+	Require(!f.empty() && mpa_fpdu_decode(f.data(), f.size(), crc,
+					      0xffff, &u, &ulen) > 0 &&
+		ddp_hdr_decode(u, ulen, &r, &err) > 0 &&
+		r.opcode == RDMAP_READ_RESP && r.stag == 0x7700,
+		"no Read Response");
+}
+
+// A session that ended with @ev after our reset: the socket came back
+// to the consumer, whose fallback write could not reach us.
+void ExpectBackReset(const ConnLine &c, const std::string &ev)
+{
+	Expect(c, "ev", ev);
+	Expect(c, "returned", "1");
+	Require(c.get("fallback") != "9", "the fallback reached a reset peer");
+	CheckEnd(c);
+}
+
+// A reset in the streaming phase: right after our last streaming bytes,
+// racing the SSP's creation (@ready false: made on a socket already
+// down, or down under it), or once its final message came (@ready: the
+// SSP listening). Either way one SOCKET_DOWN, the socket the
+// consumer's again (its fallback write fails), nothing made.
+void SspReset(bool ready)
+{
+	Sock s;
+
+	SspStream(s, ready);
+	if (!ready)	/* our STREAM on its way, not discarded by the reset */
+		std::this_thread::sleep_for(50ms);
+	ConnLine c = WaitDone(ResetClose(s));
+	Expect(c, "conn", "none");
+	ExpectBackReset(c, "socket_down");
 }
 
 // RFC 6581 values at their 14-bit maximum: the Reply caps both at what
@@ -353,23 +411,7 @@ void SspIrdOrdMax()
 		"Reply IRD/ORD " + std::to_string(fi.ird) + "/" +
 		std::to_string(fi.ord) + ", want 1..32 / <= 32");
 	ConnLine c = Established(s, s.local_port, false);
-	ddp_hdr h = Untagged(RDMAP_READ_REQ, 1);
-	h.sink_stag = 0x7700;
-	h.sink_to = 0x1000;
-	h.read_size = 64;
-	h.src_stag = static_cast<u32>(c.num("stag"));
-	h.src_to = c.num("to");
-	s.Send(Fpdu(h, 0, false));
-	std::vector<std::uint8_t> f = ReadFpdu(s);
-	const u8 *u;
-	u16 ulen;
-	ddp_hdr r{};
-	ddp_err err{};
-	Require(!f.empty() && mpa_fpdu_decode(f.data(), f.size(), false,
-					      0xffff, &u, &ulen) > 0 &&
-		ddp_hdr_decode(u, ulen, &r, &err) > 0 &&
-		r.opcode == RDMAP_READ_RESP && r.stag == 0x7700,
-		"no Read Response");
+	ReadAnswered(s, c, false);
 	FinDisconnects(s, s.local_port);
 }
 
@@ -554,6 +596,83 @@ void ConnectValid()
 	Expect(c, "ev", "established");
 }
 
+// A Reply (RFC 6581 block) with our IRD @ird and ORD @ord, to a Request
+// that had the block.
+std::vector<std::uint8_t> ReplyIrdOrd(const mpa_frame_info &req, u16 ird,
+				      u16 ord)
+{
+	mpa_frame_info fi{};
+
+	Require(req.v2_enhanced, "the Request has no RFC 6581 block");
+	fi.kind = MPA_KIND_REPLY;
+	fi.rev = MPA_REVISION_2;
+	fi.crc = req.crc;
+	fi.v2_enhanced = true;
+	fi.ird = ird;
+	fi.ord = ord;
+	return EncodeMpa(fi, "");
+}
+
+// A Reply with our IRD @ird and ORD @ord: the target keeps the IRD it
+// offered and lowers its ORD to our IRD at most (RFC 6581), as
+// dat_ep_query shows; a Read Request within its IRD is answered. At the
+// largest values the block encodes, and at 0.
+void ConnectIrdOrd(u16 ird, u16 ord)
+{
+	Listener l(next_port++);
+	Sock s;
+
+	l.Take(s, 5000);
+	auto req = TakeRequest(s);
+	u16 want = std::min(req.ord, ird);
+	s.Send(ReplyIrdOrd(req, ird, ord));
+	ConnLine c = Established(s, l.port, req.crc);
+	Require(c.num("ird") == req.ird && c.num("ord") == want,
+		"the EP's IRD/ORD " + c.get("ird") + "/" + c.get("ord") +
+		", want " + std::to_string(req.ird) + "/" +
+		std::to_string(want));
+	Require(req.ird >= 1, "the target offered no IRD");
+	ReadAnswered(s, c, req.crc);
+	c = FinDisconnects(s, l.port);
+	Expect(c, "ev", "established");
+}
+
+// A reset where the target waits for our Reply: NON_PEER_REJECTED, the
+// socket back with the consumer (dead: its fallback write fails).
+void ConnectResetDuringMpa()
+{
+	Listener l(next_port++);
+	Sock s;
+
+	l.Take(s, 5000);
+	TakeRequest(s);
+	ResetClose(s);
+	ConnLine c = WaitDone(l.port);
+	Expect(c, "state", "DISCONNECTED");
+	ExpectBackReset(c, "non_peer_rejected");
+}
+
+// A reset right after our streaming bytes, racing dat_iw_socket_connect:
+// refused (DAT_INVALID_STATE on a socket already down) or
+// NON_PEER_REJECTED; no connection, nothing placed.
+void ConnectResetWhileStreaming()
+{
+	Listener l(next_port++);
+	Sock s;
+
+	l.Take(s, 5000);
+	std::this_thread::sleep_for(20ms);	/* STREAMED not discarded */
+	ResetClose(s);
+	ConnLine c = WaitDone(l.port);
+	Require(c.get("phase") == "connect_failed" ||
+		c.get("ev") == "non_peer_rejected",
+		"phase=" + c.get("phase") + " ev=" + c.get("ev") +
+		", want connect_failed or non_peer_rejected");
+	Require(c.get("conn") == "none" && c.get("ird") == "-1",
+		"a connection came up");
+	CheckEnd(c);
+}
+
 // A Reply the target cannot take: @event, the socket back with the
 // consumer and (when @fallback) usable: its "FALLBACK\n" reaches us.
 void ConnectBad(const std::function<std::vector<std::uint8_t>(
@@ -592,11 +711,19 @@ std::vector<Case> TakeoverCases()
 	{"ssp_not_mpa_falls_back", SspNotMpa},
 	{"ssp_request_truncated_then_fin", [] { SspTruncated(false); }},
 	{"ssp_request_truncated_then_reset", [] { SspTruncated(true); }},
+	{"ssp_reset_while_streaming", [] { SspReset(false); }},
+	{"ssp_reset_after_final_message", [] { SspReset(true); }},
 	{"ssp_ird_ord_at_rfc6581_max", SspIrdOrdMax},
 	{"ssp_read_beyond_ird_terminates", SspReadBeyondIrd},
 	{"ssp_bad_crc_after_takeover", SspBadCrc},
 	{"ssp_fuzz_after_takeover", SspFuzz},
 	{"connect_valid", ConnectValid},
+	{"connect_reply_ird_ord_max", [] {
+		ConnectIrdOrd(MPA_V2_IRD_ORD_MAX, MPA_V2_IRD_ORD_MAX);
+	}},
+	{"connect_reply_ird_zero", [] { ConnectIrdOrd(0, 0); }},
+	{"connect_reset_during_mpa", ConnectResetDuringMpa},
+	{"connect_reset_while_streaming", ConnectResetWhileStreaming},
 	{"connect_reply_bad_key", [] {
 		ConnectBad([](const mpa_frame_info &req) {
 			auto r = Reply(req, false, "");
