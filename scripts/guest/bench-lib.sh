@@ -101,6 +101,10 @@ profile_cmd() {
 		echo "# inclusive (children), symbols of 0.3% and more"
 		perf report -q -i "$data" --stdio --children --sort sym -n \
 			--percent-limit 0.3 -g none 2>&1
+		# which CPU does what: the copies, the works, idle
+		echo "# per CPU, self, CPU-symbol pairs of 1% and more"
+		perf report -q -i "$data" --stdio --no-children --sort cpu,sym \
+			-n --percent-limit 1 -g none 2>&1
 	} >"$OUT/profile-$tag.txt"
 	# TCP's trouble during the command (drops, time-outs), both hosts
 	{

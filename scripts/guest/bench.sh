@@ -98,8 +98,9 @@ setup_kiwarp_hosts || echo "kdapl-bench: kiwarp hosts failed"
 setup_rxe_host || echo "kdapl-bench: rxe host failed"
 # shellcheck disable=SC2086 # KIWARP_ARGS: words from bench.conf
 insmod "$MODDIR/kiwarp.ko" ${KIWARP_ARGS:-}
-echo "# kiwarp fpdu_segs $(cat /sys/module/kiwarp/parameters/fpdu_segs)" >>"$RAW"
-echo "# kiwarp zcopy_min $(cat /sys/module/kiwarp/parameters/zcopy_min)" >>"$RAW"
+for p in fpdu_segs zcopy_min mpa_crc; do
+	echo "# kiwarp $p $(cat "/sys/module/kiwarp/parameters/$p")"
+done >>"$RAW"
 add_kiwarp_device || echo "kdapl-bench: rdma link add kw0..kw2 failed"
 load_stack || echo "kdapl-bench: loading kdapl/kdapl_bench failed"
 # What the emulation charges for a lock section, an atomic, a clock read
