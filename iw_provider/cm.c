@@ -1559,11 +1559,15 @@ int kiwarp_cm_destroy_listen(struct iw_cm_id *id)
 		mutex_unlock(&l->lock);
 		if (!cep)
 			break;
-		/* close it: a later accept/reject finds it DONE */
+		/*
+		 * Close it: a later accept/reject finds it DONE. One already
+		 * DONE is its claimer's, socket and all (an accept binding
+		 * it right now).
+		 */
 		mutex_lock(&cep->lock);
-		cep->state = KIWARP_CEP_DONE;
-		if (cep->sock)
+		if (cep->state != KIWARP_CEP_DONE && cep->sock)
 			kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		cep->state = KIWARP_CEP_DONE;
 		mutex_unlock(&cep->lock);
 		kiwarp_cep_put(cep);	/* the list's */
 	}
@@ -1652,7 +1656,9 @@ int kiwarp_cm_accept(struct iw_cm_id *id, struct iw_cm_conn_param *p)
 		id->rem_ref(id);
 		goto out_close;
 	}
+	mutex_lock(&cep->lock);
 	cep->sock = NULL;	/* the QP's now */
+	mutex_unlock(&cep->lock);
 	kiwarp_cep_put(cep);
 	return 0;
 

@@ -485,49 +485,64 @@ void kiwarp_qp_close_timeout(struct work_struct *work)
 	kiwarp_qp_put(qp);
 }
 
-/*
- * Queue a TERMINATE for the TX work, then ERROR; the teardown lets the TX
- * work send it first (kiwarp_qp_down_work). @status: why the connection
- * goes down.
- */
-/**
- * kiwarp_qp_fatal() - tell the consumer a protocol error ends the QP
- * @qp: the QP, connected
- *
- * IB_EVENT_QP_FATAL to the QP's event handler, once per connection: for a
- * TERMINATE we send for an error we found, and for one the peer sent.
- * iw_cm reports the close that follows as any other (IW_CM_EVENT_CLOSE,
- * which rdma_cm turns into DISCONNECTED): without the event a consumer
- * could not tell the connection broke (kdapl reports BROKEN on it, as
- * over the socket takeover). siw reports most of its protocol errors
- * this way. Not for the consumer's own Terminate (SQE).
- *
- * Context: any; the RX path calls it under the socket lock, as a NIC
- * driver calls the handler from its interrupt.
- */
-void kiwarp_qp_fatal(struct kiwarp_qp *qp)
+/* IB_EVENT_QP_FATAL to the QP's consumer (see kiwarp_qp_fatal()). */
+static void kiwarp_qp_tell_fatal(struct kiwarp_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
 		.event = IB_EVENT_QP_FATAL,
 	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * kiwarp_qp_fatal() - tell the consumer the peer's TERMINATE ends the QP
+ * @qp: the QP; the caller recorded -EPROTO (kiwarp_qp_down_status())
+ *	and moves it to ERROR next
+ *
+ * IB_EVENT_QP_FATAL to the QP's event handler, once per connection, for a
+ * TERMINATE the peer sent, and (__kiwarp_qp_terminate()) for one we send
+ * for an error we found. iw_cm reports the close that follows as any
+ * other (IW_CM_EVENT_CLOSE, which rdma_cm turns into DISCONNECTED):
+ * without the event a consumer could not tell the connection broke
+ * (kdapl reports BROKEN on it, as over the socket takeover). siw reports
+ * most of its protocol errors this way. Not for the consumer's own
+ * Terminate (SQE), nor once the consumer moved the QP out of RTS and
+ * CLOSING (an ERROR it asked for, a destroy in progress).
+ *
+ * Context: any; the RX path calls it under the socket lock, as a NIC
+ * driver calls the handler from its interrupt.
+ */
+void kiwarp_qp_fatal(struct kiwarp_qp *qp)
+{
 	unsigned long flags;
 	bool tell;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	tell = qp->conn_up && !qp->fatal_told;
-	qp->fatal_told = true;
+	tell = qp->conn_up && !qp->fatal_told &&
+	       (qp->state == KIWARP_QPS_RTS || qp->state == KIWARP_QPS_CLOSING);
+	if (tell)
+		qp->fatal_told = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (tell && qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	if (tell)
+		kiwarp_qp_tell_fatal(qp);
 }
 
+/*
+ * Queue a TERMINATE for the TX work, then ERROR; the teardown lets the TX
+ * work send it first (kiwarp_qp_down_work). @status: why the connection
+ * goes down. @fatal: an error of ours, told to the consumer once the
+ * TERMINATE is queued (a consumer's ERROR in reaction then waits for it
+ * to go out instead of resetting the connection first).
+ */
 static void __kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
-				  u8 ecode, int status)
+				  u8 ecode, int status, bool fatal)
 {
 	unsigned long flags;
-	bool kick = false;
+	bool kick = false, tell = false;
 
 	kiwarp_qp_down_status(qp, status);
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -539,6 +554,9 @@ static void __kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 		qp->term_etype = etype;
 		qp->term_ecode = ecode;
 		kick = true;
+		tell = fatal && !qp->fatal_told;
+		if (tell)
+			qp->fatal_told = true;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	ibdev_dbg(qp->ibqp.device, "qp %u: terminate layer %u etype %u ecode %u\n",
@@ -547,6 +565,8 @@ static void __kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 		kiwarp_qp_kick_tx(qp);
 	else
 		kiwarp_qp_error(qp);
+	if (tell)
+		kiwarp_qp_tell_fatal(qp);
 }
 
 /**
@@ -562,8 +582,7 @@ void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 			 u8 ecode)
 {
 	qp->stats.errors++;
-	kiwarp_qp_fatal(qp);
-	__kiwarp_qp_terminate(qp, layer, etype, ecode, -EPROTO);
+	__kiwarp_qp_terminate(qp, layer, etype, ecode, -EPROTO, true);
 }
 
 /**
@@ -580,7 +599,7 @@ void kiwarp_qp_terminate(struct kiwarp_qp *qp, u8 layer, u8 etype,
 void kiwarp_qp_sqe(struct kiwarp_qp *qp)
 {
 	__kiwarp_qp_terminate(qp, TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
-			      RDMAP_ECODE_UNSPECIFIED, -ECONNABORTED);
+			      RDMAP_ECODE_UNSPECIFIED, -ECONNABORTED, false);
 }
 
 static bool kiwarp_sqe_signaled(struct kiwarp_qp *qp, struct kiwarp_swqe *w)

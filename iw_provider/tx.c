@@ -664,8 +664,9 @@ void kiwarp_tx_work(struct work_struct *work)
 		if (ret == -EAGAIN)
 			break;	/* TCP is full: sk_write_space resumes us */
 		if (ret < 0) {
-			/* the peer's TERMINATE, if queued, says why first */
-			kiwarp_rx_drain(qp);
+			/* a reset: the peer's TERMINATE, if queued, says why */
+			if (ret == -EPIPE || ret == -ECONNRESET)
+				kiwarp_rx_drain(qp);
 			qp->stats.errors++;
 			kiwarp_qp_down_status(qp, ret == -EPIPE ? -ECONNRESET :
 					      ret);
