@@ -378,6 +378,19 @@ static int wire_recv_hdr(struct wire_ctx *c, bool crc, struct ddp_hdr *h)
 	return 0;
 }
 
+/* The connection ends: rdma_cm's DISCONNECTED, the QP in ERROR. */
+static void wire_expect_down(struct wire_ctx *c)
+{
+	struct kunit *test = c->test;
+	unsigned long end = jiffies + TMO;
+
+	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
+	while (kiwarp_qp_state(c->qp) != KIWARP_QPS_ERROR &&
+	       time_before(jiffies, end))
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+}
+
 /*
  * Expect a TERMINATE (layer, etype, ecode), then the QP in ERROR; the
  * consumer heard of it (IB_EVENT_QP_FATAL, once) when the QP found the
@@ -387,7 +400,6 @@ static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 			     u8 ecode, bool crc)
 {
 	struct kunit *test = c->test;
-	unsigned long end = jiffies + TMO;
 	struct ddp_hdr h;
 
 	KUNIT_ASSERT_EQ(test, wire_recv_hdr(c, crc, &h), 0);
@@ -395,11 +407,7 @@ static void wire_expect_term(struct wire_ctx *c, u8 layer, u8 etype,
 	KUNIT_EXPECT_EQ(test, h.term_layer, layer);
 	KUNIT_EXPECT_EQ(test, h.term_etype, etype);
 	KUNIT_EXPECT_EQ(test, h.term_ecode, ecode);
-	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
-	while (kiwarp_qp_state(c->qp) != KIWARP_QPS_ERROR &&
-	       time_before(jiffies, end))
-		usleep_range(500, 1000);
-	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+	wire_expect_down(c);
 	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->qp_fatal),
 			c->qp->stats.errors ? 1 : 0);
@@ -538,16 +546,11 @@ static void wire_peer_terminate_fatal(struct kunit *test)
 			     .msn = 1, .term_layer = TERM_LAYER_RDMAP,
 			     .term_etype = RDMAP_ETYPE_CATASTROPHIC,
 			     .term_ecode = RDMAP_ECODE_UNSPECIFIED };
-	unsigned long end = jiffies + TMO;
 
 	KUNIT_ASSERT_EQ(test, wire_connect(c, 19026, false, false, 0, 1), 0);
 	KUNIT_ASSERT_EQ(test, wire_send_fpdu(c, wire_build(c, &h, 0), false,
 					     false), 0);
-	KUNIT_EXPECT_TRUE(test, wire_wait(c, RDMA_CM_EVENT_DISCONNECTED));
-	while (kiwarp_qp_state(c->qp) != KIWARP_QPS_ERROR &&
-	       time_before(jiffies, end))
-		usleep_range(500, 1000);
-	KUNIT_EXPECT_EQ(test, kiwarp_qp_state(c->qp), KIWARP_QPS_ERROR);
+	wire_expect_down(c);
 	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_rcvd, 1U);
 	KUNIT_EXPECT_EQ(test, c->qp->stats.terms_sent, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->qp_fatal), 1);
