@@ -600,6 +600,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	kiwarp_qp_set_state_locked(qp, KIWARP_QPS_RTS);
 	qp->conn_up = true;
 	qp->fatal_told = false;
+	qp->term_sent = false;
 	qp->down_queued = false;
 	qp->down_status = 0;
 	qp->down_status_set = false;
@@ -617,19 +618,33 @@ out:
 	return ret;
 }
 
-/**
- * kiwarp_qp_down_work() - tear the QP's connection down.
- * @work: qp->down_work, queued once per connection by kiwarp_qp_error()
- *
- * Lets a pending TERMINATE go out, stops the socket callbacks and both
- * works, releases the socket (a reset when qp->abort, else after shutting
- * both halves down), flushes the queues and tells the connection's owner
- * (conn_ops->down), which drops its reference.
+/*
+ * A TERMINATE we sent must be the peer's before our close can reset the
+ * connection: releasing a socket with unread data (the peer's stream,
+ * which we stopped parsing at the error) sends a RST, and one that
+ * overtakes the TERMINATE (veth queues each CPU's packets on that CPU's
+ * backlog, and the teardown runs elsewhere than the TX work) has the
+ * peer drop it and see a plain reset: DISCONNECTED for a connection
+ * that ended in error. Wait, at most KIWARP_TERM_WAIT_MS, until TCP has
+ * the TERMINATE's last byte acknowledged: it is in the peer's receive
+ * queue then, which a later reset leaves to be read. Nothing wakes us on
+ * an ACK: poll.
  */
-void kiwarp_qp_down_work(struct work_struct *work)
+static void kiwarp_qp_wait_term_acked(struct kiwarp_qp *qp, struct sock *sk)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KIWARP_TERM_WAIT_MS);
+
+	while (before(READ_ONCE(tcp_sk(sk)->snd_una), qp->term_end) &&
+	       !READ_ONCE(sk->sk_err) && time_before(jiffies, end))
+		usleep_range(500, 1000);
+}
+
+/* The body of kiwarp_qp_down_work(). */
+static void __kiwarp_qp_down_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, down_work);
 	const struct kiwarp_conn_ops *ops;
+	bool term_sent = false;
 	struct socket *sock;
 	unsigned long flags;
 	struct sock *sk;
@@ -674,8 +689,11 @@ void kiwarp_qp_down_work(struct work_struct *work)
 	} else {
 		/* FIN; SEND_SHUTDOWN wakes a zero-copy send waiting too */
 		kernel_sock_shutdown(sock, SHUT_RDWR);
+		term_sent = qp->term_sent;
 	}
 	mutex_unlock(&qp->conn_lock);
+	if (term_sent)
+		kiwarp_qp_wait_term_acked(qp, sk);
 
 	/*
 	 * RX first: no placement once the SQ (and its Reads) is flushed.
@@ -723,6 +741,20 @@ out:
 	kiwarp_qp_put(qp);
 }
 
+/**
+ * kiwarp_qp_down_work() - tear the QP's connection down.
+ * @work: qp->down_work, queued once per connection by kiwarp_qp_error()
+ *
+ * Lets a pending TERMINATE go out, stops the socket callbacks and both
+ * works, releases the socket (a reset when qp->abort, else after shutting
+ * both halves down), flushes the queues and tells the connection's owner
+ * (conn_ops->down), which drops its reference.
+ */
+void kiwarp_qp_down_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_qp_down_work, work);
+}
+
 /*
  * The iw_cm owner: DISCONNECT when the peer closed (at its FIN while we
  * were in RTS, else here), then CLOSE. iw_cm moves the cm_id to CLOSING
@@ -739,11 +771,15 @@ static void kiwarp_iwcm_down(struct kiwarp_qp *qp, void *priv, int status)
 {
 	struct iw_cm_id *cm_id = priv;
 
+	/* a connect reported failed (kiwarp_iwcm_up()): nothing more */
+	if (qp->iwcm_failed)
+		goto out;
 	if (READ_ONCE(qp->peer_closed) && !qp->peer_told)
 		kiwarp_cm_event(cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0,
 				NULL, NULL);
 	kiwarp_cm_event(cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0, 0, 0, NULL,
 			NULL);
+out:
 	cm_id->rem_ref(cm_id);
 }
 
@@ -769,9 +805,35 @@ struct kiwarp_up_event {
 static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
 {
 	const struct kiwarp_up_event *e = up_arg;
+	unsigned long flags;
 
-	kiwarp_cm_event(priv, e->type, 0, e->pd, e->pd_len, e->ird, e->ord,
-			NULL, e->sock);
+	qp->iwcm_failed = false;
+	if (!kiwarp_cm_event(priv, e->type, 0, e->pd, e->pd_len, e->ird,
+			     e->ord, NULL, e->sock) ||
+	    e->type != IW_CM_EVENT_CONNECT_REPLY)
+		return;
+	/*
+	 * iw_cm dropped the Reply: it copies the private data with
+	 * GFP_ATOMIC, which may fail. Its cm_id would stay CONN_SENT for
+	 * good - a disconnect or destroy waiting for ever, our CLOSE a
+	 * BUG() in cm_close_handler(). Report the connect failed instead
+	 * (no private data: nothing to allocate, and the work entry came
+	 * back) and reset the connection without another word to iw_cm.
+	 */
+	ibdev_warn_ratelimited(qp->ibqp.device,
+			       "qp %u: iw_cm could not take the connect's reply: connect failed\n",
+			       qp->ibqp.qp_num);
+	qp->iwcm_failed = true;
+	kiwarp_cm_event(priv, IW_CM_EVENT_CONNECT_REPLY, -ECONNABORTED, NULL,
+			0, 0, 0, NULL, e->sock);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (!qp->down_status_set) {
+		qp->down_status_set = true;
+		qp->down_status = -ECONNABORTED;
+	}
+	WRITE_ONCE(qp->abort, true);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	kiwarp_qp_error(qp);
 }
 
 /* @b has what MPA negotiated; the rest is iw_cm's */
@@ -922,7 +984,7 @@ void kiwarp_cm_connect_abort(struct kiwarp_qp *qp)
 		kiwarp_cep_put(cep);
 }
 
-static void kiwarp_connect_work(struct work_struct *work)
+static void __kiwarp_connect_work(struct work_struct *work)
 {
 	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep, work);
 	struct iw_cm_id *id = cep->cm_id;
@@ -1091,11 +1153,23 @@ fail:
 		ret = -ECONNABORTED;
 	if (ret != -ECONNREFUSED)
 		pd = NULL;
-	kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, ret,
-			pd, pd ? fi.pd_len : 0, 0, 0, NULL, NULL);
+	if (kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, ret,
+			    pd, pd ? fi.pd_len : 0, 0, 0, NULL, NULL) && pd)
+		/*
+		 * iw_cm could not copy the reject's private data (GFP_ATOMIC)
+		 * and dropped the event: the reject without it, which needs
+		 * no allocation, or its cm_id would wait for ever.
+		 */
+		kiwarp_cm_event(id, IW_CM_EVENT_CONNECT_REPLY, ret, NULL, 0, 0,
+				0, NULL, NULL);
 	id->rem_ref(id);
 	kiwarp_qp_put(qp);
 	kiwarp_cep_put(cep);
+}
+
+static void kiwarp_connect_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_connect_work, work);
 }
 
 int kiwarp_cm_connect(struct iw_cm_id *id, struct iw_cm_conn_param *p)
@@ -1198,7 +1272,7 @@ static void kiwarp_cep_finish(struct kiwarp_cep *cep)
 	mutex_unlock(&l->lock);
 }
 
-static void kiwarp_passive_work(struct work_struct *work)
+static void __kiwarp_passive_work(struct work_struct *work)
 {
 	struct kiwarp_cep *cep = container_of(work, struct kiwarp_cep, work);
 	struct kiwarp_listen *l = cep->listen;
@@ -1281,7 +1355,12 @@ drop:
 	kiwarp_cep_put(cep);
 }
 
-static void kiwarp_accept_work(struct work_struct *work)
+static void kiwarp_passive_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_passive_work, work);
+}
+
+static void __kiwarp_accept_work(struct work_struct *work)
 {
 	struct kiwarp_listen *l = container_of(work, struct kiwarp_listen,
 					       accept_work);
@@ -1321,6 +1400,11 @@ static void kiwarp_accept_work(struct work_struct *work)
 				kiwarp_cep_put(cep);	/* cep_new's */
 		}
 	}
+}
+
+static void kiwarp_accept_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_accept_work, work);
 }
 
 /*

@@ -59,6 +59,7 @@
 #define KIWARP_STAG_IDX_MAX	((1U << 24) - 1)
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
+extern bool kiwarp_test_fail_work;	/* test hook, kiwarp_work_run() */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
 extern unsigned int kiwarp_sock_sndtimeo_ms;	/* takeover's send bound */
 extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
@@ -77,6 +78,30 @@ extern struct dentry *kiwarp_debugfs_root;
 static inline bool kiwarp_large_fpdu_offered(void)
 {
 	return READ_ONCE(kiwarp_fpdu_segs) > 1;
+}
+
+/**
+ * kiwarp_work_run() - run a work function of kiwarp's
+ * @fn: the work's body
+ * @work: its work item
+ *
+ * With the test_fail_work hook set, the body runs as a task the fault
+ * injectors' task filter selects (current->make_it_fail), and the worker
+ * is given back as it was. The compiler makes @fn a direct call.
+ */
+static inline void kiwarp_work_run(void (*fn)(struct work_struct *work),
+				   struct work_struct *work)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	int was = current->make_it_fail;
+
+	if (unlikely(READ_ONCE(kiwarp_test_fail_work)))
+		current->make_it_fail = 1;
+	fn(work);
+	current->make_it_fail = was;
+#else
+	fn(work);
+#endif
 }
 
 /*
@@ -556,7 +581,17 @@ struct kiwarp_qp {
 	u8 term_layer;
 	u8 term_etype;
 	u8 term_ecode;
+	bool term_sent;		/* the TERMINATE is TCP's, up to term_end
+				 * (its write_seq then): set by the TX
+				 * work before term_sending's release,
+				 * read by the teardown after its acquire
+				 */
+	u32 term_end;
 	bool fatal_told;	/* IB_EVENT_QP_FATAL reported (once) */
+	bool iwcm_failed;	/* iw_cm dropped the CONNECT_REPLY, we
+				 * reported the connect failed: no CLOSE
+				 * (under conn_lock, cm.c)
+				 */
 	bool down_queued;
 	int access;		/* IB_ACCESS_REMOTE_* from modify_qp */
 	u8 cm_timeout;		/* IB_QP_TIMEOUT from modify_qp: the

@@ -45,6 +45,18 @@ module_param_named(sock_sndtimeo_ms, kiwarp_sock_sndtimeo_ms, uint, 0644);
 MODULE_PARM_DESC(sock_sndtimeo_ms, "socket takeover: how long an MPA frame or an SSP's final streaming message may take to send (ms, default 5000, at least 1: the sends happen under the takeover's lock)");
 EXPORT_SYMBOL_NS_GPL(kiwarp_sock_sndtimeo_ms, KIWARP_INTERNAL);
 
+/*
+ * Test hook for the stress suite (issue 18): while set, the fault
+ * injectors' task filter (failslab, fail_page_alloc with task-filter=Y)
+ * takes kiwarp's works for tasks that may fail, so the allocations they
+ * make - ours, TCP's, iw_cm's - fail at the injectors' rate. The
+ * consumer's own calls are covered by fail-nth; this reaches what runs
+ * in kiwarp's workers (kiwarp_work_run()).
+ */
+bool kiwarp_test_fail_work;
+module_param_named(test_fail_work, kiwarp_test_fail_work, bool, 0644);
+MODULE_PARM_DESC(test_fail_work, "test hook: kiwarp's works are subject to failslab/fail_page_alloc's task filter (default off)");
+
 /* Connection, TX and RX works; destroyed after the devices */
 struct workqueue_struct *kiwarp_wq;
 /* Connection teardown, which waits for the works on kiwarp_wq */

@@ -734,7 +734,7 @@ void kiwarp_rx_drain(struct kiwarp_qp *qp)
 	release_sock(sk);
 }
 
-void kiwarp_rx_work(struct work_struct *work)
+static void __kiwarp_rx_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
 	read_descriptor_t desc = {
@@ -777,4 +777,9 @@ void kiwarp_rx_work(struct work_struct *work)
 	}
 out:
 	kiwarp_qp_put(qp);
+}
+
+void kiwarp_rx_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_rx_work, work);
 }

@@ -559,7 +559,7 @@ static void kiwarp_sock_deliver(struct kiwarp_sock_conn *c)
 	}
 }
 
-static void kiwarp_sock_work(struct work_struct *work)
+static void __kiwarp_sock_work(struct work_struct *work)
 {
 	struct kiwarp_sock_conn *c = container_of(work, struct kiwarp_sock_conn,
 						  work);
@@ -581,6 +581,11 @@ static void kiwarp_sock_work(struct work_struct *work)
 		kiwarp_qp_put(qp);
 	kiwarp_sock_deliver(c);
 	kiwarp_sock_put(c);
+}
+
+static void kiwarp_sock_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_sock_work, work);
 }
 
 /* The peer's FIN moved the QP to CLOSING (kiwarp_qp_peer_fin) */

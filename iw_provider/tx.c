@@ -426,6 +426,11 @@ static int kiwarp_tx_terminate(struct kiwarp_qp *qp)
 	ret = kiwarp_txm_run(qp);
 	if (ret == -EAGAIN)
 		return ret;
+	if (!ret) {
+		/* how far the teardown waits for the peer's ACK (cm.c) */
+		qp->term_end = READ_ONCE(tcp_sk(qp->sock->sk)->write_seq);
+		qp->term_sent = true;
+	}
 	kiwarp_tx_release(qp);
 	return 0;
 }
@@ -612,7 +617,7 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 	return 0;
 }
 
-void kiwarp_tx_work(struct work_struct *work)
+static void __kiwarp_tx_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, tx_work);
 	enum kiwarp_qp_state st;
@@ -683,4 +688,9 @@ void kiwarp_tx_work(struct work_struct *work)
 	if (budget < 0)
 		kiwarp_qp_kick_tx(qp);	/* more to do: let others run */
 	kiwarp_qp_put(qp);
+}
+
+void kiwarp_tx_work(struct work_struct *work)
+{
+	kiwarp_work_run(__kiwarp_tx_work, work);
 }

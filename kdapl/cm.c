@@ -689,16 +689,8 @@ static void ep_do_disc_timeout(struct kdapl_ep *ep)
 	kdapl_dto_flush_held(ep);	/* posted before the state moved */
 }
 
-/**
- * kdapl_ep_work() - the EP's process-context half
- * @work: ep->work
- *
- * Runs the pending actions in a fixed order; an abort makes the others
- * moot. Drops the reference kdapl_ep_queue() took.
- *
- * Context: process context (kdapl_wq).
- */
-void kdapl_ep_work(struct work_struct *work)
+/* The body of kdapl_ep_work(). */
+static void __kdapl_ep_work(struct work_struct *work)
 {
 	struct kdapl_ep *ep = container_of(work, struct kdapl_ep, work);
 	struct kdapl_ia *ia = ep->base.ia;
@@ -781,6 +773,23 @@ out:
 	if (net)
 		put_net(net);
 	kdapl_obj_put(&ep->base);
+}
+
+/**
+ * kdapl_ep_work() - the EP's process-context half
+ * @work: ep->work
+ *
+ * Runs the pending actions in a fixed order; an abort makes the others
+ * moot. Drops the reference kdapl_ep_queue() took.
+ *
+ * Context: process context (kdapl_wq).
+ */
+void kdapl_ep_work(struct work_struct *work)
+{
+	int was = kdapl_fault_begin();
+
+	__kdapl_ep_work(work);
+	kdapl_fault_end(was);
 }
 
 /*
@@ -1127,20 +1136,25 @@ void kdapl_ep_iws_event(struct kdapl_ep *ep,
 int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kdapl_obj *o = id->context;
+	int was = kdapl_fault_begin();
+	int ret = 0;
 
 	switch (o->hobj.type) {
 	case KDAPL_HT_EP:
 		trace_kdapl_cm_event(kdapl_obj_handle(o), ev->event, ev->status);
 		ep_cm_event(container_of(o, struct kdapl_ep, base), id, ev);
-		return 0;
+		break;
 	case KDAPL_HT_PSP:
 	case KDAPL_HT_RSP:
-		return kdapl_sp_cm_event(container_of(o, struct kdapl_sp, base),
-					 id, ev);
+		ret = kdapl_sp_cm_event(container_of(o, struct kdapl_sp, base),
+					id, ev);
+		break;
 	default:
 		/* A CR's cm_id before accept: the accept or reject sees it. */
-		return 0;
+		break;
 	}
+	kdapl_fault_end(was);
+	return ret;
 }
 
 static DAT_RETURN ep_connect(struct kdapl_ep *ep,

@@ -428,7 +428,7 @@ static void ssp_event(struct kdapl_iws *iws, struct kdapl_sp *sp,
  * The provider's event handler: process context (a provider work), one
  * event at a time per takeover.
  */
-static void kdapl_iws_handler(void *ctx, const struct kiwarp_sock_event *ev)
+static void __kdapl_iws_handler(void *ctx, const struct kiwarp_sock_event *ev)
 {
 	struct kdapl_iws *iws = ctx;
 	struct kdapl_obj *o;
@@ -440,6 +440,14 @@ static void kdapl_iws_handler(void *ctx, const struct kiwarp_sock_event *ev)
 	else if (o && o->hobj.type == KDAPL_HT_SSP)
 		ssp_event(iws, container_of(o, struct kdapl_sp, base), ev);
 	mutex_unlock(&iws->mutex);
+}
+
+static void kdapl_iws_handler(void *ctx, const struct kiwarp_sock_event *ev)
+{
+	int was = kdapl_fault_begin();
+
+	__kdapl_iws_handler(ctx, ev);
+	kdapl_fault_end(was);
 }
 
 /**

@@ -25,6 +25,7 @@
 #include <linux/dcache.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 
 #include <dat2/kdat.h>
 
@@ -119,6 +120,36 @@ static inline void kdapl_obj_put(struct kdapl_obj *obj)
 static inline void *kdapl_obj_handle(struct kdapl_obj *obj)
 {
 	return kdapl_hobj_handle(&obj->hobj);
+}
+
+extern bool kdapl_test_fail_work;
+
+/*
+ * Test hook for the stress suite (issue 18), as kiwarp's: while
+ * test_fail_work is set, kdapl's works and connection event handlers run
+ * as a task the fault injectors' task filter (failslab, fail_page_alloc
+ * with task-filter=Y) selects, so their allocations - ours and those of
+ * the rdma_cm calls they make - fail at the injectors' rate.
+ * kdapl_fault_begin() returns what kdapl_fault_end() puts back.
+ */
+static inline int kdapl_fault_begin(void)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	int was = current->make_it_fail;
+
+	if (unlikely(READ_ONCE(kdapl_test_fail_work)))
+		current->make_it_fail = 1;
+	return was;
+#else
+	return 0;
+#endif
+}
+
+static inline void kdapl_fault_end(int was)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	current->make_it_fail = was;
+#endif
 }
 
 #endif /* KDAPL_KDAPL_H */

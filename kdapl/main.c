@@ -36,6 +36,11 @@
 
 struct kdapl_globals kdapl;
 
+/* kdapl_fault_begin() */
+bool kdapl_test_fail_work;
+module_param_named(test_fail_work, kdapl_test_fail_work, bool, 0644);
+MODULE_PARM_DESC(test_fail_work, "test hook: kdapl's works and connection event handlers are subject to failslab/fail_page_alloc's task filter (default off)");
+
 /**
  * kdapl_obj_get() - a counted reference from a consumer's handle
  * @handle: the consumer's handle

@@ -257,7 +257,7 @@ static void cr_finish(struct kdapl_cr *cr, bool reject)
 	kdapl_obj_put(&cr->base);	/* the creator's reference */
 }
 
-static void kdapl_cr_work(struct work_struct *work)
+static void __kdapl_cr_work(struct work_struct *work)
 {
 	struct kdapl_cr *cr = container_of(work, struct kdapl_cr, work);
 
@@ -265,6 +265,14 @@ static void kdapl_cr_work(struct work_struct *work)
 		cr_arrive(cr);
 	else
 		cr_finish(cr, true);
+}
+
+static void kdapl_cr_work(struct work_struct *work)
+{
+	int was = kdapl_fault_begin();
+
+	__kdapl_cr_work(work);
+	kdapl_fault_end(was);
 }
 
 /* Fill the zeroed @cr with a request for @sp; counted in sp->arrivals. */
