@@ -87,6 +87,7 @@ struct bench_cmd {
 	u32 signal;
 	u32 lossy;
 	u32 hold;
+	u32 wait;	/* stress: the longest wait for one event, ms */
 };
 
 #define BENCH_CPU_ANY	U32_MAX

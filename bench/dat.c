@@ -677,16 +677,23 @@ int bench_wait_ev_ms(DAT_EVD_HANDLE evd, DAT_EVENT *ev, u32 ms)
 
 	WRITE_ONCE(bench_ev_hit, false);
 	WRITE_ONCE(bench_ev_waiting, evd);
+	/*
+	 * TASK_IDLE: a wait may be long (over rxe, an accepted end of a
+	 * freed requester ends after the IB CM's retries, 74 s), and the
+	 * hung-task detector reports an uninterruptible one past 60 s.
+	 */
 	if (ev_take(evd, ev, &ret) ||
-	    wait_event_timeout(bench_ev_wq, ev_take_notified(evd, ev, &ret),
-			       msecs_to_jiffies(ms)))
+	    wait_event_idle_timeout(bench_ev_wq,
+				    ev_take_notified(evd, ev, &ret),
+				    msecs_to_jiffies(ms)))
 		goto out;
 	err = -ETIMEDOUT;
 	if (kdapl_evd_pending(evd, line, sizeof(line)) <= 0)
 		goto out;
 	/* queued, its upcall not (yet) come */
-	if (wait_event_timeout(bench_ev_wq, ev_take_notified(evd, ev, &ret),
-			       msecs_to_jiffies(BENCH_UPCALL_LATE_MS))) {
+	if (wait_event_idle_timeout(bench_ev_wq,
+				    ev_take_notified(evd, ev, &ret),
+				    msecs_to_jiffies(BENCH_UPCALL_LATE_MS))) {
 		err = 0;
 		goto out;
 	}

@@ -36,9 +36,11 @@
  *                             device's; every Nth send signaled)
  *   stress test=soak|reset|churn|spfree|faults|faults_sconn|many|many_ssp
  *       ia_a= ia_b= addr= port= size= conns= depth= ms= rounds= lossy=
- *       hold= tag=            make stress's checked workloads, both
+ *       hold= wait= tag=      make stress's checked workloads, both
  *                             ends here (stress.c, many.c); fails on
- *                             any wrong byte, error or missing event;
+ *                             any wrong byte, error or missing event
+ *                             (wait=: ms for one event of a soak, by
+ *                             default BENCH_WAIT_MS);
  *                             conns= up to BENCH_MAX_STRESS_CONNS
  *   calib rounds= tag=        ns per lock section, irq/bh toggle,
  *                             atomic and clock read (calib.c)
@@ -213,6 +215,7 @@ static const struct {
 	{ "signal", offsetof(struct bench_cmd, signal) },
 	{ "lossy", offsetof(struct bench_cmd, lossy) },
 	{ "hold", offsetof(struct bench_cmd, hold) },
+	{ "wait", offsetof(struct bench_cmd, wait) },
 };
 
 /* @key=@v for one of bench_u32_keys; -EINVAL for an unknown key. */
@@ -285,7 +288,7 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	    c->rounds > BENCH_MAX_ROUNDS || !c->ms ||
 	    c->ms > (strcmp(c->verb, "stress") ? 60000 : 600000) ||
 	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL ||
-	    c->hold > 600000)
+	    c->hold > 600000 || c->wait > 600000)
 		return -ERANGE;
 	if (c->cpu != BENCH_CPU_ANY &&
 	    (c->cpu >= nr_cpu_ids || !cpu_online(c->cpu)))

@@ -5,7 +5,8 @@
  * command, and every byte moved is checked: a workload fails on the first
  * DTO error, wrong length, wrong byte, missing or unexpected event.
  *
- *   stress test=soak ia_a= ia_b= addr= port= conns= size= ms= lossy= tag=
+ *   stress test=soak ia_a= ia_b= addr= port= conns= size= ms= lossy= wait=
+ *	tag=
  *	conns connections, each in turn: a Send of a random length up to
  *	size, an RDMA Write fenced by a zero-length Send, the message read
  *	back in ST_ORD RDMA Reads at once (the peer's IRD full);
@@ -43,6 +44,12 @@
  *	at a time with its n-th fault site failing, n = 1, 1 + depth, ...
  *	(at most rounds rounds) until a round meets no fault, which must
  *	succeed (st_faults()).
+ *   stress test=wfaults|wfaults_sconn ia_a= ia_b= addr= port=
+ *	rounds= tag=
+ *	rounds of churn or of socket takeover, one at a time, while the
+ *	suite makes kiwarp's and kdapl's works fail allocations: each
+ *	completes or fails with a DAT error or event, none loses an event or
+ *	data (st_faults_work()).
  *
  *   stress test=many|many_ssp: many connections up at once (many.c).
  *
@@ -193,6 +200,15 @@ static int st_close(struct st_side *a, struct st_side *b, int err)
  * of EPs freed before (churn's early frees) are counted in @stale and
  * skipped.
  */
+/*
+ * The longest wait for one DTO completion or connection event of the
+ * running command: its wait=, else BENCH_WAIT_MS. A soak across link
+ * cuts of s seconds needs more than s: TCP's retransmission back-off
+ * (6.4 s then 12.8 s) delays the first segment after the link is back.
+ * Commands run one at a time (bench_mutex).
+ */
+static u32 st_wait_ms = BENCH_WAIT_MS;
+
 static int st_expect_ep_ev(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep,
 			   DAT_EVENT_NUMBER num, DAT_EVENT *ev, u64 *stale)
 {
@@ -202,7 +218,7 @@ static int st_expect_ep_ev(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep,
 	if (!ev)
 		ev = &dummy;
 	for (;;) {
-		err = bench_wait_ev(evd, ev);
+		err = bench_wait_ev_ms(evd, ev, st_wait_ms);
 		if (err) {
 			pr_warn("stress: no event %#x: %d\n", num, err);
 			return err;
@@ -330,26 +346,89 @@ static int st_psp_close(struct st_psp *p)
 	return err;
 }
 
-/* Connect @ea to @p, accept with @eb, both ESTABLISHED. */
+/* Connects whose request never reached B and whose active end timed out */
+static atomic_t st_connect_timeouts = ATOMIC_INIT(0);
+
+#define ST_REQ_POLL_MS	100
+
+/*
+ * The connection request of @ea's connect, at @p, within BENCH_WAIT_MS.
+ * A connect a fault ended before its request reached B (st_faults_work():
+ * B's accept, its MPA exchange, the event handling under them) ends at A
+ * instead, with an event at once (a reject) or at its timeout
+ * (ST_CONNECT_US, counted): A's connection EVD is looked at between
+ * short waits. Return: 0 with the request in @ev, -EPROTO when @ea's
+ * connect ended first or another event came, -ETIMEDOUT when nothing
+ * came.
+ */
+static int st_wait_request(struct st_side *a, DAT_EP_HANDLE ea,
+			   struct st_psp *p, DAT_EVENT *ev)
+{
+	DAT_EVENT aev;
+	u32 ms;
+	int err;
+
+	for (ms = 0; ms < BENCH_WAIT_MS; ms += ST_REQ_POLL_MS) {
+		err = bench_wait_ev_ms(p->cr, ev, ST_REQ_POLL_MS);
+		if (!err && ev->event_number != DAT_CONNECTION_REQUEST_EVENT) {
+			pr_warn("stress: CR EVD got event %#x\n",
+				ev->event_number);
+			return -EPROTO;
+		}
+		if (err != -ETIMEDOUT)
+			return err;
+		if (dat_evd_dequeue(a->conn, &aev) != DAT_SUCCESS ||
+		    aev.event_data.connect_event_data.ep_handle != ea)
+			continue;	/* none, or an earlier EP's, late */
+		if (aev.event_number == DAT_CONNECTION_EVENT_TIMED_OUT)
+			atomic_inc(&st_connect_timeouts);
+		pr_info("stress: no request at B; the connect ended with event %#x\n",
+			aev.event_number);
+		return -EPROTO;
+	}
+	pr_warn("stress: no request at B, no end of the connect at A\n");
+	return -ETIMEDOUT;
+}
+
+#define ST_PD_LEN	16
+
+/*
+ * Connect @ea to @p, accept with @eb, both ESTABLISHED: private data
+ * both ways (the iWARP CM copies it for each event), the accept's
+ * checked at A (IB pads a REP's to 196 bytes: its first bytes count).
+ */
 static int st_connect(struct st_side *a, struct st_side *b, struct st_psp *p,
 		      const struct sockaddr_in *sin, u16 port,
 		      DAT_EP_HANDLE ea, DAT_EP_HANDLE eb, u64 *stale)
 {
+	u8 req[ST_PD_LEN], rep[ST_PD_LEN];
+	const DAT_CONNECTION_EVENT_DATA *cd;
 	DAT_EVENT ev;
 	int err;
 
+	memset(req, 0x5a ^ (port & 0xff), sizeof(req));
+	memset(rep, 0xa5 ^ (port & 0xff), sizeof(rep));
 	err = dat_chk("dat_ep_connect",
 		      dat_ep_connect(ea, (struct sockaddr *)sin, port,
-				     ST_CONNECT_US, 0, NULL,
+				     ST_CONNECT_US, sizeof(req), req,
 				     DAT_QOS_BEST_EFFORT,
 				     DAT_CONNECT_DEFAULT_FLAG));
-	err = err ?: bench_expect_ev(p->cr, DAT_CONNECTION_REQUEST_EVENT, &ev);
+	err = err ?: st_wait_request(a, ea, p, &ev);
 	err = err ?: dat_chk("dat_cr_accept",
 			     dat_cr_accept(ev.event_data.cr_arrival_event_data
-					   .cr_handle, eb, 0, NULL));
+					   .cr_handle, eb, sizeof(rep), rep));
 	err = err ?: st_expect_ep_ev(a->conn, ea,
-				     DAT_CONNECTION_EVENT_ESTABLISHED, NULL,
+				     DAT_CONNECTION_EVENT_ESTABLISHED, &ev,
 				     stale);
+	if (!err) {
+		cd = &ev.event_data.connect_event_data;
+		if (cd->private_data_size < ST_PD_LEN || !cd->private_data ||
+		    memcmp(cd->private_data, rep, ST_PD_LEN)) {
+			pr_warn("stress: the accept's private data (%d bytes) arrived wrong\n",
+				cd->private_data_size);
+			return -EBADMSG;
+		}
+	}
 	return err ?: st_expect_ep_ev(b->conn, eb,
 				      DAT_CONNECTION_EVENT_ESTABLISHED, NULL,
 				      stale);
@@ -433,7 +512,7 @@ static int st_collect(DAT_EVD_HANDLE evd, u32 n,
 	int err;
 
 	while (n--) {
-		err = bench_wait_ev(evd, &ev);
+		err = bench_wait_ev_ms(evd, &ev, st_wait_ms);
 		if (err) {
 			pr_warn("stress: a DTO completion missing: %d\n", err);
 			return err;
@@ -1034,7 +1113,9 @@ static int churn_early_free(struct st_side *a, struct st_side *b,
 	}
 	if (err)
 		goto out;
-	err = bench_wait_ev_ms(p->cr, &ev, after_accept ? BENCH_WAIT_MS : 200);
+	/* a live EP's connect ends at A if its request is lost */
+	err = after_accept ? st_wait_request(a, ea, p, &ev) :
+			     bench_wait_ev_ms(p->cr, &ev, 200);
 	if (err == -ETIMEDOUT && !after_accept) {
 		outcomes[0]++;		/* nothing arrived */
 		err = 0;
@@ -1107,7 +1188,12 @@ out:
 	return err;
 }
 
-static int st_churn(const struct bench_cmd *cmd)
+/*
+ * @cmd->rounds churn rounds from round @first: the round's index picks
+ * its kind (a graceful disconnect from A or B, an abrupt one, an early
+ * free before or after the accept).
+ */
+static int st_churn_from(const struct bench_cmd *cmd, u32 first)
 {
 	struct st_side a = {}, b = {};
 	struct st_psp p = {}, p2 = {};
@@ -1122,7 +1208,7 @@ static int st_churn(const struct bench_cmd *cmd)
 	err = err ?: st_psp_open(&p2, &b, cmd->port + 1);
 	err = err ?: bench_mem_open(&ma, a.ia, a.pz, PAGE_SIZE);
 	err = err ?: bench_mem_open(&mb, b.ia, b.pz, PAGE_SIZE);
-	for (r = 0; r < cmd->rounds && !err; r++) {
+	for (r = first; r - first < cmd->rounds && !err; r++) {
 		DAT_EP_HANDLE ea = DAT_HANDLE_NULL, eb = DAT_HANDLE_NULL;
 
 		if (r % 4 == 3) {
@@ -1164,6 +1250,22 @@ static int st_churn(const struct bench_cmd *cmd)
 	bench_emit(cmd->tag, "early.end_ms_max", early[4] * 1000);
 	bench_emit(cmd->tag, "stale_events", stale * 1000);
 	return err;
+}
+
+static int st_churn(const struct bench_cmd *cmd)
+{
+	return st_churn_from(cmd, 0);
+}
+
+/*
+ * One churn round a call, each of the next kind (st_faults_work()):
+ * commands run one at a time (bench_mutex), so a counter serves.
+ */
+static int st_churn_next(const struct bench_cmd *cmd)
+{
+	static u32 next;
+
+	return st_churn_from(cmd, next++);
 }
 
 /* --- spfree ------------------------------------------------------------ */
@@ -1353,9 +1455,60 @@ static int st_faults(const struct bench_cmd *cmd,
 #endif
 }
 
+/*
+ * @cmd->rounds rounds of @round, one at a time, while kiwarp's and
+ * kdapl's works may fail their allocations: the suite sets their
+ * test_fail_work hooks and failslab/fail_page_alloc's task filter with a
+ * probability, so the works fail what this task's fail-nth never reaches
+ * (the passive side's accept and MPA exchange, the TX and RX works,
+ * iw_cm's and rdma_cm's event handling). A round either completes, with
+ * its Send checked, or fails with an error a DAT call or event reported;
+ * one that waited in vain for an event (-ETIMEDOUT: the fault lost it -
+ * every connection attempt must end within its timeout) or found wrong
+ * data (-EBADMSG) fails the command. The suite then turns the faults off
+ * and runs rounds that must all succeed.
+ */
+static int st_faults_work(const struct bench_cmd *cmd,
+			  int (*round)(const struct bench_cmd *cmd))
+{
+	struct bench_cmd one = *cmd;
+	u64 completed = 0, failed = 0;
+	int timeouts = atomic_read(&st_connect_timeouts);
+	size_t mark;
+	u32 r;
+	int err = 0;
+
+	one.rounds = 1;
+	for (r = 0; r < cmd->rounds; r++) {
+		mark = bench_out.len;
+		err = round(&one);
+		bench_out.len = mark;	/* the round's own figures */
+		if (err == -ETIMEDOUT || err == -EBADMSG) {
+			pr_warn("stress: wfaults: round %u: %s\n", r,
+				err == -EBADMSG ? "wrong data" :
+				"an event never came");
+			break;
+		}
+		if (err)
+			failed++;
+		else
+			completed++;
+		err = 0;
+		cond_resched();
+	}
+	bench_emit(cmd->tag, "rounds", (completed + failed) * 1000);
+	bench_emit(cmd->tag, "completed", completed * 1000);
+	bench_emit(cmd->tag, "failed_with_error", failed * 1000);
+	/* a lost CM event would end as such a time-out: counted */
+	bench_emit(cmd->tag, "connect_timed_out",
+		   (u64)(atomic_read(&st_connect_timeouts) - timeouts) * 1000);
+	return err;
+}
+
 /**
  * bench_stress_run() - the "stress" command
- * @c: test=soak|reset|churn|spfree|faults|faults_sconn|many|many_ssp and
+ * @c: test=soak|reset|churn|spfree|faults|faults_sconn|wfaults|
+ *	wfaults_sconn|many|many_ssp and
  *	its keys (see the top of this file and of many.c)
  *
  * Context: process context, bench_mutex held; runs for as long as the
@@ -1370,6 +1523,7 @@ int bench_stress_run(const struct bench_cmd *c)
 	/* the commands use up to port + 3; an LMR is at most 256 pages */
 	if (!c->port || c->port > U16_MAX - 3 || c->size > ST_MAX_SIZE)
 		return -ERANGE;
+	st_wait_ms = c->wait ?: BENCH_WAIT_MS;
 	if (!strcmp(c->test, "soak"))
 		return st_soak(c);
 	if (!strcmp(c->test, "reset"))
@@ -1386,5 +1540,10 @@ int bench_stress_run(const struct bench_cmd *c)
 		return st_faults(c, st_churn);
 	if (!strcmp(c->test, "faults_sconn"))
 		return st_faults(c, st_sconn_once);
+	/* test= holds 15 characters */
+	if (!strcmp(c->test, "wfaults"))
+		return st_faults_work(c, st_churn_next);
+	if (!strcmp(c->test, "wfaults_sconn"))
+		return st_faults_work(c, st_sconn_once);
 	return -EINVAL;
 }

@@ -5,12 +5,15 @@ set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
 . "$KDAPL_SRC/scripts/guest/stress.sh"
 
-# kdguest.stress=check (make stress STRESS_LEVEL=check): the short form
+# kdguest.stress=check (make stress STRESS_LEVEL=check): the short form;
+# kdguest.stress_only=<case>[,<case>...] (through KDAPL_APPEND, for
+# development): only those cases, the others reported skipped
 level=stress
 read -r -a args </proc/cmdline
 for arg in "${args[@]}"; do
 	case "$arg" in
 	kdguest.stress=check) level=check ;;
+	kdguest.stress_only=*) export STRESS_ONLY=${arg#*=} ;;
 	esac
 done
 
