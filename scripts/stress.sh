@@ -2,7 +2,7 @@
 # `make stress`: the stress suites (scripts/guest/stress.sh) at full length
 # on the debug kernel (KASAN, lockdep, kmemleak, the hung-task detector),
 # judged like `make check`'s guest stage (kdapl-report: every case, every
-# splat, every leak), then the table of what was tried. About two hours
+# splat, every leak), then the table of what was tried. About 2.5 hours
 # on two cores. `make check` runs the same suites short; so does
 # `make stress STRESS_LEVEL=check`.
 set -u
@@ -41,7 +41,7 @@ export KDAPL_APPEND
 mkdir -p "$run"
 rc=0
 "$top/scripts/run-guest.sh" "$ktree" "$run" scripts/guest/stress-run.sh \
-	"${KDAPL_STRESS_TIMEOUT:-10800}" || rc=$?
+	"${KDAPL_STRESS_TIMEOUT:-14400}" || rc=$?
 tmo=
 [ "$rc" -ne 124 ] || tmo=--timed-out
 touch "$run/out/results.ktap"

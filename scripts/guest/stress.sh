@@ -6,7 +6,7 @@
 # after lib.sh, which sets up the hosts, kw1/kw2 and loads the modules.
 #
 # STRESS_LEVEL=check (the short form in `make check`, about 5 minutes) or
-# stress (`make stress`, about two hours, estimated). Every command's figures are
+# stress (`make stress`, about 2.5 hours, estimated). Every command's figures are
 # appended to $STRESS_TABLE, which the host prints at the end.
 STRESS_LEVEL=${STRESS_LEVEL:-check}
 STRESS_TABLE=$OUT/stress-table.txt
