@@ -805,7 +805,6 @@ struct kiwarp_up_event {
 static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
 {
 	const struct kiwarp_up_event *e = up_arg;
-	unsigned long flags;
 
 	qp->iwcm_failed = false;
 	if (!kiwarp_cm_event(priv, e->type, 0, e->pd, e->pd_len, e->ird,
@@ -826,13 +825,8 @@ static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
 	qp->iwcm_failed = true;
 	kiwarp_cm_event(priv, IW_CM_EVENT_CONNECT_REPLY, -ECONNABORTED, NULL,
 			0, 0, 0, NULL, e->sock);
-	spin_lock_irqsave(&qp->state_lock, flags);
-	if (!qp->down_status_set) {
-		qp->down_status_set = true;
-		qp->down_status = -ECONNABORTED;
-	}
+	kiwarp_qp_down_status(qp, -ECONNABORTED);
 	WRITE_ONCE(qp->abort, true);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
 	kiwarp_qp_error(qp);
 }
 
