@@ -566,6 +566,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 			clamp_t(u32, READ_ONCE(kiwarp_fpdu_segs), 1, 64) : 1);
 	kiwarp_tx_release(qp);	/* no message of a last connection */
 	qp->fin_sent = false;
+	qp->fin_lost = false;
 	qp->peer_closed = false;
 	qp->peer_told = false;
 	qp->local_close = false;
@@ -618,6 +619,68 @@ out:
 	return ret;
 }
 
+/**
+ * kiwarp_tcp_shutdown() - kernel_sock_shutdown(), telling a lost FIN
+ * @sock: a connected TCP socket of a QP
+ * @how: SHUT_WR or SHUT_RDWR
+ *
+ * With nothing unsent in its write queue to carry the FIN, TCP allocates
+ * one (tcp_send_fin(), GFP_ATOMIC) and, when that fails, sends none and
+ * arms no timer: the socket sits in FIN_WAIT1 or LAST_ACK and the peer
+ * never learns of our close. A FIN that was queued took a sequence
+ * number, so write_seq tells whether one was.
+ *
+ * Context: process context; the caller is the socket's writer (the TX
+ * work, or the teardown once it stopped). A send racing with the
+ * teardown's call can only hide a lost FIN, never invent one.
+ * Return: false if a FIN was due and TCP queued none.
+ */
+bool kiwarp_tcp_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	u32 seq = READ_ONCE(tcp_sk(sk)->write_seq);
+	int was = READ_ONCE(sk->sk_state);
+	bool lose = atomic_add_unless(&kiwarp_test_lose_fin, -1, 0);
+
+#ifdef CONFIG_FAULT_INJECTION
+	if (unlikely(lose))
+		current->fail_nth = 1;
+#endif
+	kernel_sock_shutdown(sock, how);
+#ifdef CONFIG_FAULT_INJECTION
+	if (unlikely(lose))
+		current->fail_nth = 0;	/* not left to a later allocation */
+#endif
+	if (was != TCP_ESTABLISHED && was != TCP_CLOSE_WAIT)
+		return true;		/* no FIN was due */
+	if (READ_ONCE(tcp_sk(sk)->write_seq) != seq)
+		return true;
+	/*
+	 * A FIN that took no sequence number looks acknowledged to TCP as
+	 * soon as everything else is: the next ACK moves FIN_WAIT1 on to
+	 * FIN_WAIT2, LAST_ACK to CLOSE, maybe before we look. Only CLOSE
+	 * (that, or a reset) leaves nothing to tell or do.
+	 */
+	return READ_ONCE(sk->sk_state) == TCP_CLOSE;
+}
+EXPORT_SYMBOL_NS_GPL(kiwarp_tcp_shutdown, KIWARP_INTERNAL);
+
+/*
+ * Wait, at most KIWARP_TERM_WAIT_MS, until TCP has everything up to @end
+ * acknowledged, the socket failed or the time is up. Nothing wakes us on
+ * an ACK: poll.
+ */
+static void kiwarp_sk_wait_acked(struct sock *sk, u32 end)
+{
+	unsigned long tmo = jiffies + msecs_to_jiffies(KIWARP_TERM_WAIT_MS);
+
+	while (before(READ_ONCE(tcp_sk(sk)->snd_una), end) &&
+	       !READ_ONCE(sk->sk_err) &&
+	       READ_ONCE(sk->sk_state) != TCP_CLOSE &&
+	       time_before(jiffies, tmo))
+		usleep_range(500, 1000);
+}
+
 /*
  * A TERMINATE we sent must be the peer's before our close can reset the
  * connection: releasing a socket with unread data (the peer's stream,
@@ -632,11 +695,7 @@ out:
  */
 static void kiwarp_qp_wait_term_acked(struct kiwarp_qp *qp, struct sock *sk)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(KIWARP_TERM_WAIT_MS);
-
-	while (before(READ_ONCE(tcp_sk(sk)->snd_una), qp->term_end) &&
-	       !READ_ONCE(sk->sk_err) && time_before(jiffies, end))
-		usleep_range(500, 1000);
+	kiwarp_sk_wait_acked(sk, qp->term_end);
 }
 
 /* The body of kiwarp_qp_down_work(). */
@@ -644,7 +703,7 @@ static void __kiwarp_qp_down_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, down_work);
 	const struct kiwarp_conn_ops *ops;
-	bool term_sent = false;
+	bool term_sent = false, fin_lost = false;
 	struct socket *sock;
 	unsigned long flags;
 	struct sock *sk;
@@ -687,13 +746,43 @@ static void __kiwarp_qp_down_work(struct work_struct *work)
 		sock_no_linger(sk);
 		tcp_abort(sk, ECONNABORTED);
 	} else {
-		/* FIN; SEND_SHUTDOWN wakes a zero-copy send waiting too */
-		kernel_sock_shutdown(sock, SHUT_RDWR);
+		/*
+		 * FIN; SEND_SHUTDOWN wakes a zero-copy send waiting too.
+		 * Not the receive side after a TERMINATE: data the peer
+		 * still streams would then draw a reset from TCP at once
+		 * (FIN_WAIT1 with RCV_SHUTDOWN, RFC 1122), overtaking it.
+		 */
 		term_sent = qp->term_sent;
+		fin_lost = !kiwarp_tcp_shutdown(sock, term_sent ? SHUT_WR :
+						SHUT_RDWR);
+		/* the TX work's close lost it, and its reset did not come */
+		spin_lock_irqsave(&qp->state_lock, flags);
+		fin_lost |= qp->fin_lost;
+		spin_unlock_irqrestore(&qp->state_lock, flags);
 	}
 	mutex_unlock(&qp->conn_lock);
 	if (term_sent)
 		kiwarp_qp_wait_term_acked(qp, sk);
+	if (fin_lost) {
+		/*
+		 * The peer would wait for a FIN that never comes. From
+		 * FIN_WAIT1 (we closed first) a reset ends it, once what
+		 * we sent is acknowledged or KIWARP_TERM_WAIT_MS passed.
+		 * In LAST_ACK (our answer to the peer's FIN) TCP has no
+		 * reset to send (tcp_need_reset()), and the peer's close
+		 * ends at its bound; the abort still ends our socket,
+		 * which would otherwise stay, orphaned, in LAST_ACK with
+		 * no timer to end it.
+		 */
+		ibdev_dbg(qp->ibqp.device, "qp %u: no FIN queued: reset\n",
+			  qp->ibqp.qp_num);
+		kiwarp_sk_wait_acked(sk, READ_ONCE(tcp_sk(sk)->write_seq));
+		mutex_lock(&qp->conn_lock);
+		kiwarp_zc_quiesce(qp);
+		sock_no_linger(sk);
+		tcp_abort(sk, ECONNABORTED);
+		mutex_unlock(&qp->conn_lock);
+	}
 
 	/*
 	 * RX first: no placement once the SQ (and its Reads) is flushed.
@@ -763,6 +852,9 @@ void kiwarp_qp_down_work(struct work_struct *work)
  */
 static void kiwarp_iwcm_peer_closed(struct kiwarp_qp *qp, void *priv)
 {
+	/* a connect reported failed: iw_cm has no connection to close */
+	if (READ_ONCE(qp->iwcm_failed))
+		return;
 	kiwarp_cm_event(priv, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0, NULL,
 			NULL);
 }
@@ -822,7 +914,7 @@ static void kiwarp_iwcm_up(struct kiwarp_qp *qp, void *priv, void *up_arg)
 	ibdev_warn_ratelimited(qp->ibqp.device,
 			       "qp %u: iw_cm could not take the connect's reply: connect failed\n",
 			       qp->ibqp.qp_num);
-	qp->iwcm_failed = true;
+	WRITE_ONCE(qp->iwcm_failed, true);	/* the RX work reads it */
 	kiwarp_cm_event(priv, IW_CM_EVENT_CONNECT_REPLY, -ECONNABORTED, NULL,
 			0, 0, 0, NULL, e->sock);
 	kiwarp_qp_down_status(qp, -ECONNABORTED);

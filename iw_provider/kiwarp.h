@@ -60,6 +60,7 @@
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
 extern bool kiwarp_test_fail_work;	/* test hook, kiwarp_work_run() */
+extern atomic_t kiwarp_test_lose_fin;	/* test hook, kiwarp_tcp_shutdown() */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
 extern unsigned int kiwarp_sock_sndtimeo_ms;	/* takeover's send bound */
 extern unsigned int kiwarp_fpdu_segs;	/* FPDU size in MSS, module parameter */
@@ -641,6 +642,8 @@ struct kiwarp_qp {
 	u32 ord;
 	u32 fpdu_max;		/* largest FPDU on the wire: fpdu_segs MSS */
 	bool fin_sent;		/* TX work: our FIN is out (CLOSING) */
+	bool fin_lost;		/* TCP queued no FIN for it (state_lock) */
+	unsigned long fin_lost_end;	/* jiffies: reset by then */
 	bool peer_closed;	/* its FIN came (state_lock) */
 	bool peer_told;		/* @peer_closed was reported (RX work) */
 	struct sockaddr_storage laddr;	/* 4-tuple, set at bind */
@@ -766,17 +769,31 @@ void kiwarp_qp_error(struct kiwarp_qp *qp);
 void kiwarp_qp_down_status(struct kiwarp_qp *qp, int status);
 void kiwarp_qp_peer_fin(struct kiwarp_qp *qp);
 bool kiwarp_qp_fin_sent(struct kiwarp_qp *qp);
+void kiwarp_qp_fin_lost(struct kiwarp_qp *qp);
 void kiwarp_qp_close_timeout(struct work_struct *work);
+bool kiwarp_tcp_shutdown(struct socket *sock, int how);
 void kiwarp_qp_sqe(struct kiwarp_qp *qp);
 
 /* How long a teardown waits for a queued TERMINATE to be sent. */
 #define KIWARP_TERM_WAIT_MS	250
 
-/* Is a TERMINATE queued or being handed to TCP? (kiwarp_qp_down_work) */
+/*
+ * Is a TERMINATE queued or being handed to TCP? (kiwarp_qp_down_work)
+ * The TX work hands term_pending over to term_sending under state_lock:
+ * read without it, the new term_pending and the old term_sending could
+ * both say no. The acquire pairs with the release that ends the send
+ * (tx.c), after which term_sent and term_end are read.
+ */
 static inline bool kiwarp_qp_term_busy(struct kiwarp_qp *qp)
 {
-	return READ_ONCE(qp->term_pending) ||
-	       smp_load_acquire(&qp->term_sending);	/* pairs: tx.c */
+	unsigned long flags;
+	bool busy;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	/* acquire: pairs with the release of term_sending in tx.c */
+	busy = qp->term_pending || smp_load_acquire(&qp->term_sending);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return busy;
 }
 
 void kiwarp_qp_fatal(struct kiwarp_qp *qp);

@@ -57,6 +57,14 @@ bool kiwarp_test_fail_work;
 module_param_named(test_fail_work, kiwarp_test_fail_work, bool, 0644);
 MODULE_PARM_DESC(test_fail_work, "test hook: kiwarp's works are subject to failslab/fail_page_alloc's task filter (default off)");
 
+/*
+ * Test hook of the KUnit suite kiwarp_sock: while positive, each
+ * kiwarp_tcp_shutdown() takes one and makes the first allocation of its
+ * shutdown fail (fail-nth, CONFIG_FAULT_INJECTION): TCP's FIN.
+ */
+atomic_t kiwarp_test_lose_fin = ATOMIC_INIT(0);
+EXPORT_SYMBOL_NS_GPL(kiwarp_test_lose_fin, KIWARP_INTERNAL);
+
 /* Connection, TX and RX works; destroyed after the devices */
 struct workqueue_struct *kiwarp_wq;
 /* Connection teardown, which waits for the works on kiwarp_wq */

@@ -33,6 +33,7 @@
 #include <linux/log2.h>
 
 #include <linux/sched/isolation.h>
+#include <net/tcp.h>
 
 #include "kiwarp.h"
 
@@ -455,31 +456,94 @@ static bool kiwarp_qp_post_closing(struct kiwarp_qp *qp)
 	return refuse;
 }
 
+/* How often the close work looks whether a lost FIN's data is acked */
+#define KIWARP_FIN_LOST_POLL_MS	5
+
+/**
+ * kiwarp_qp_fin_lost() - TCP queued no FIN for our close (the TX work).
+ * @qp: the QP, CLOSING, its socket shut for sending (FIN_WAIT1)
+ *
+ * kiwarp_tcp_shutdown() found no FIN queued: the peer would never learn
+ * of our close, and our close would end at its bound with a reset and
+ * -ETIMEDOUT. End it as soon as that is lossless instead: the close work
+ * polls until TCP has everything we sent acknowledged, then resets the
+ * connection with status 0 - an orderly close whose last step is a
+ * reset - or, not acknowledged within kiwarp_close_timeout_ms, with
+ * -ETIMEDOUT as before (kiwarp_qp_close_timeout()).
+ *
+ * Context: the TX work.
+ */
+void kiwarp_qp_fin_lost(struct kiwarp_qp *qp)
+{
+	unsigned long flags;
+
+	ibdev_dbg(qp->ibqp.device, "qp %u: no FIN queued for our close\n",
+		  qp->ibqp.qp_num);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->conn_up && !qp->down_queued && !qp->fin_lost) {
+		WRITE_ONCE(qp->fin_lost, true);	/* rx.c reads it */
+		qp->fin_lost_end = jiffies +
+				   msecs_to_jiffies(kiwarp_close_timeout_ms);
+		/* a pending close work holds its reference already */
+		kiwarp_qp_get(qp);
+		if (mod_delayed_work(kiwarp_wq, &qp->close_work, 0))
+			kiwarp_qp_put(qp);
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
 /**
  * kiwarp_qp_close_timeout() - a graceful close took too long.
  * @work: qp->close_work, armed when the QP went CLOSING
  *
  * The peer's FIN did not come within kiwarp_close_timeout_ms: reset the
  * connection (status -ETIMEDOUT). Holds a QP reference while armed.
+ * After a lost FIN (kiwarp_qp_fin_lost()) it polls instead, and resets
+ * with status 0 once our data is acknowledged. The socket is ours while
+ * the connection is up and its teardown not queued: the teardown
+ * releases it only after it queued itself and cancelled this work.
  */
 void kiwarp_qp_close_timeout(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(to_delayed_work(work),
 					    struct kiwarp_qp, close_work);
 	unsigned long flags;
-	bool fire = false;
+	unsigned long poll = msecs_to_jiffies(KIWARP_FIN_LOST_POLL_MS);
+	bool fire = false, again;
+	int status = -ETIMEDOUT;
+	struct sock *sk;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->conn_up && !qp->down_queued && !qp->down_status_set) {
+		if (qp->fin_lost) {
+			sk = qp->sock->sk;
+			if (!before(READ_ONCE(tcp_sk(sk)->snd_una),
+				    READ_ONCE(tcp_sk(sk)->write_seq)))
+				status = 0;
+			else if (!READ_ONCE(sk->sk_err) &&
+				 time_before(jiffies, qp->fin_lost_end)) {
+				/*
+				 * Our reference goes with the requeued work;
+				 * if another is pending, that one has its own.
+				 */
+				again = queue_delayed_work(kiwarp_wq,
+							   &qp->close_work,
+							   poll);
+				spin_unlock_irqrestore(&qp->state_lock, flags);
+				if (!again)
+					kiwarp_qp_put(qp);
+				return;
+			}
+		}
 		qp->down_status_set = true;
-		qp->down_status = -ETIMEDOUT;
+		qp->down_status = status;
 		WRITE_ONCE(qp->abort, true);
 		fire = true;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (fire) {
-		ibdev_dbg(qp->ibqp.device, "qp %u: graceful close timed out\n",
-			  qp->ibqp.qp_num);
+		ibdev_dbg(qp->ibqp.device, "qp %u: graceful close %s: reset\n",
+			  qp->ibqp.qp_num, status ? "timed out" : "acked");
 		kiwarp_qp_error(qp);
 	}
 	kiwarp_qp_put(qp);

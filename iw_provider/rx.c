@@ -629,7 +629,9 @@ static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		rx->halt = true;
 		return 0;
 	}
-	if (unlikely(READ_ONCE(qp->fin_sent)) && len) {
+	/* after a FIN TCP could not send, the peer's data is no error */
+	if (unlikely(READ_ONCE(qp->fin_sent)) && len &&
+	    !READ_ONCE(qp->fin_lost)) {
 		kiwarp_rx_after_fin(qp);
 		rx->halt = true;
 		return 0;

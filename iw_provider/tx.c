@@ -611,8 +611,9 @@ static int kiwarp_tx_step(struct kiwarp_qp *qp, enum kiwarp_qp_state st)
 		 * while a Read Response is still to come (the RX path kicks
 		 * us when the last one is in).
 		 */
-		if (!kiwarp_qp_fin_sent(qp))
-			kernel_sock_shutdown(qp->sock, SHUT_WR);
+		if (!kiwarp_qp_fin_sent(qp) &&
+		    !kiwarp_tcp_shutdown(qp->sock, SHUT_WR))
+			kiwarp_qp_fin_lost(qp);
 	}
 	return 0;
 }

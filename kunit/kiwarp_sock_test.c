@@ -486,6 +486,7 @@ static void sock_exit(struct kunit *test)
 
 	if (!c)
 		return;
+	atomic_set(&kiwarp_test_lose_fin, 0);	/* a case that stopped early */
 	host_fini(&c->h[0]);
 	host_fini(&c->h[1]);
 	if (c->raw)
@@ -1223,6 +1224,114 @@ static void sock_test_close_no_fin(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, to_kqp(a->qp)->sock);
 }
 
+/* Bytes waiting in @s, 0 at its end, or its error, after up to @tmo */
+static int raw_peek(struct socket *s, long tmo)
+{
+	struct msghdr msg = { .msg_flags = MSG_PEEK };
+	struct kvec iov;
+	u8 byte;
+
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	s->sk->sk_rcvtimeo = tmo;
+	return kernel_recvmsg(s, &msg, &iov, 1, 1, MSG_PEEK);
+}
+
+/*
+ * kiwarp_tcp_shutdown() tells a FIN TCP could not allocate: fail-nth
+ * makes the shutdown's first allocation fail, as failslab does under
+ * the stress suite's faults.
+ */
+static void sock_test_fin_lost_detected(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct socket *a, *b;
+	int state;
+
+	if (!IS_ENABLED(CONFIG_FAILSLAB))
+		kunit_skip(test, "needs CONFIG_FAILSLAB (fail-nth)");
+	KUNIT_ASSERT_EQ(test, tcp_pair(c->h[0].net, c->h[1].net, KW2_ADDR,
+				       &a, &b), 0);
+	c->extra[0] = a;
+	c->extra[1] = b;
+	atomic_set(&kiwarp_test_lose_fin, 1);
+	KUNIT_EXPECT_FALSE(test, kiwarp_tcp_shutdown(a, SHUT_WR));
+	KUNIT_EXPECT_EQ(test, atomic_read(&kiwarp_test_lose_fin), 0);
+	state = READ_ONCE(a->sk->sk_state);
+	KUNIT_EXPECT_TRUE(test,
+			  state == TCP_FIN_WAIT1 || state == TCP_FIN_WAIT2);
+	/* the peer learns nothing: no end of stream */
+	KUNIT_EXPECT_EQ(test, raw_peek(b, HZ / 4), -EAGAIN);
+	/* a FIN that is queued is told as such */
+	KUNIT_EXPECT_TRUE(test, kiwarp_tcp_shutdown(b, SHUT_WR));
+	KUNIT_EXPECT_EQ(test, raw_peek(a, TMO), 0);
+	/*
+	 * To TCP the FIN that took no sequence number was acknowledged:
+	 * the peer's FIN ended the socket (TIME_WAIT); no FIN is due now.
+	 */
+	state = READ_ONCE(a->sk->sk_state);
+	KUNIT_EXPECT_EQ(test, state, TCP_CLOSE);
+	KUNIT_EXPECT_TRUE(test, kiwarp_tcp_shutdown(a, SHUT_RDWR));
+}
+
+/*
+ * Our graceful close whose FIN TCP could not allocate: the connection is
+ * reset once our data is acknowledged, status 0, without waiting out
+ * the close's bound (5 s) for a peer that cannot know.
+ */
+static void sock_test_close_fin_lost(struct kunit *test)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0];
+	unsigned long t0;
+	struct evrec *r;
+
+	if (!IS_ENABLED(CONFIG_FAILSLAB))
+		kunit_skip(test, "needs CONFIG_FAILSLAB (fail-nth)");
+	establish_raw(c);
+	atomic_set(&kiwarp_test_lose_fin, 1);
+	t0 = jiffies;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(a->qp, &qa, IB_QP_STATE), 0);
+	r = wait_ev(a, KIWARP_SOCK_EV_CLOSED, TMO);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kiwarp_test_lose_fin), 0);
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_LT(test, jiffies - t0, 2UL * HZ);
+	KUNIT_EXPECT_NULL(test, find_ev(a, KIWARP_SOCK_EV_DISCONNECT));
+	KUNIT_EXPECT_EQ(test, raw_peek(c->raw, TMO), -ECONNRESET);
+}
+
+/*
+ * Our answer to the peer's FIN, lost the same way: TCP has no reset to
+ * send from LAST_ACK, but our socket must not stay there, orphaned,
+ * with no timer to end it.
+ */
+static void sock_test_answer_fin_lost(struct kunit *test)
+{
+	struct sctx *c = test->priv;
+	struct host *a = &c->h[0];
+	struct evrec *r;
+	struct sock *sk;
+	int state;
+
+	if (!IS_ENABLED(CONFIG_FAILSLAB))
+		kunit_skip(test, "needs CONFIG_FAILSLAB (fail-nth)");
+	establish_raw(c);
+	sk = to_kqp(a->qp)->sock->sk;
+	sock_hold(sk);
+	atomic_set(&kiwarp_test_lose_fin, 1);
+	kernel_sock_shutdown(c->raw, SHUT_WR);
+	r = wait_ev(a, KIWARP_SOCK_EV_CLOSED, TMO);
+	KUNIT_EXPECT_NOT_NULL(test, r);
+	if (r)
+		KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kiwarp_test_lose_fin), 0);
+	state = READ_ONCE(sk->sk_state);
+	KUNIT_EXPECT_EQ(test, state, TCP_CLOSE);
+	sock_put(sk);
+}
+
 static void sock_test_reset_closes(struct kunit *test)
 {
 	struct sctx *c = test->priv;
@@ -1337,6 +1446,9 @@ static struct kunit_case kiwarp_sock_cases[] = {
 	KUNIT_CASE(sock_test_check_errors),
 	KUNIT_CASE(sock_test_graceful_close),
 	KUNIT_CASE(sock_test_close_no_fin),
+	KUNIT_CASE(sock_test_fin_lost_detected),
+	KUNIT_CASE(sock_test_close_fin_lost),
+	KUNIT_CASE(sock_test_answer_fin_lost),
 	KUNIT_CASE(sock_test_reset_closes),
 	KUNIT_CASE(sock_test_terminate_closes),
 	KUNIT_CASE(sock_test_terminate_received),
