@@ -106,11 +106,13 @@ u32 bench_warm_rounds(const struct bench_cmd *c);
 
 /*
  * A snapshot of the guest-wide counters a run is charged with (cost.c):
- * busy CPU time (ns), network softirqs, reschedule + function-call IPIs,
- * irq_work interrupts, context switches, and when it was taken.
+ * busy CPU time (ns; in all, and of each of the first BENCH_MAX_CPUS
+ * CPUs), network softirqs, reschedule + function-call IPIs, irq_work
+ * interrupts, context switches, and when it was taken.
  */
 struct bench_cost {
 	u64 busy_ns;
+	u64 cpu_busy_ns[BENCH_MAX_CPUS];
 	u64 softirqs;
 	u64 ipis;
 	u64 irq_works;

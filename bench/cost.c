@@ -97,6 +97,7 @@ void bench_cost_exit(void)
 
 static void cost_snap(struct bench_cost *c)
 {
+	u64 busy;
 	int cpu;
 
 	memset(c, 0, sizeof(*c));
@@ -106,9 +107,11 @@ static void cost_snap(struct bench_cost *c)
 
 		/* as /proc/stat reads it (exact with vtime accounting too) */
 		kcpustat_cpu_fetch(&k, cpu);
-		c->busy_ns += t[CPUTIME_USER] + t[CPUTIME_NICE] +
-			      t[CPUTIME_SYSTEM] + t[CPUTIME_IRQ] +
-			      t[CPUTIME_SOFTIRQ];
+		busy = t[CPUTIME_USER] + t[CPUTIME_NICE] + t[CPUTIME_SYSTEM] +
+		       t[CPUTIME_IRQ] + t[CPUTIME_SOFTIRQ];
+		c->busy_ns += busy;
+		if (cpu < BENCH_MAX_CPUS)
+			c->cpu_busy_ns[cpu] = busy;
 		c->softirqs += kstat_softirqs_cpu(NET_RX_SOFTIRQ, cpu) +
 			       kstat_softirqs_cpu(NET_TX_SOFTIRQ, cpu);
 		c->switches += per_cpu(bench_switches, cpu);
@@ -157,9 +160,10 @@ void bench_cost_start(struct bench_cost *c)
  * @ops: messages sent (streams) or round trips (ping-pong) in the run
  * @bytes: payload bytes moved, or 0
  *
- * Emits <tag>.cpus (busy CPUs: busy time over wall time), .us_per_op,
- * .us_per_mb (with @bytes), .softirq_per_op, .ipi_per_op,
- * .irqwork_per_op and .cs_per_op.
+ * Emits <tag>.cpus (busy CPUs: busy time over wall time), .busy_cpu<n>
+ * (the same for each CPU: whether a run's work shares one CPU or
+ * spreads), .us_per_op, .us_per_mb (with @bytes), .softirq_per_op,
+ * .ipi_per_op, .irqwork_per_op and .cs_per_op.
  * Context: process context; sleeps.
  */
 void bench_cost_emit(const char *tag, const struct bench_cost *start,
@@ -167,6 +171,8 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 {
 	struct bench_cost end;
 	u64 wall, busy;
+	char what[16];
+	u32 cpu;
 
 	cost_snap(&end);
 	cost_mark("end", tag);
@@ -175,6 +181,13 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 	if (!ops || !wall)
 		return;
 	bench_emit(tag, "cpus", div64_u64(busy * 1000, wall));
+	for (cpu = 0; cpu < min_t(u32, num_possible_cpus(), BENCH_MAX_CPUS);
+	     cpu++) {
+		snprintf(what, sizeof(what), "busy_cpu%u", cpu);
+		bench_emit(tag, what,
+			   div64_u64((end.cpu_busy_ns[cpu] -
+				      start->cpu_busy_ns[cpu]) * 1000, wall));
+	}
 	/* us per op, times 1000: ns per op */
 	bench_emit(tag, "us_per_op", div64_u64(busy, ops));
 	if (bytes)

@@ -516,11 +516,13 @@ kdapl_bench_smoke_suite() {
 	# one connection, three runs, each ended by the responder's count
 	ktap_check tcp_stream_64k bench_cmd \
 		"tcp test=stream addr=$KW2_ADDR port=7802 size=65536 ms=100 warm=50 reps=2 tag=s.stream" \
-		's\.stream' 's\.stream\.us_per_mb'
+		's\.stream' 's\.stream\.us_per_mb' 's\.stream\.busy_cpu0' \
+		's\.stream\.busy_cpu1'
 	# the primitives' price the bench records first (bench/calib.c)
 	ktap_check calib bench_cmd "calib rounds=1000 tag=s.cal" \
 		's\.cal\.spin_lock_irqsave_ns' 's\.cal\.atomic_inc_ns' \
-		's\.cal\.ktime_get_ns'
+		's\.cal\.ktime_get_ns' 's\.cal\.call_ns' \
+		's\.cal\.indirect_call_ns'
 	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }

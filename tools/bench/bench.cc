@@ -104,6 +104,8 @@ constexpr std::string_view pair_prefix = "pair.";
 const std::set<std::string> cost_names = {
 	"cpus", "us_per_op", "us_per_mb", "softirq_per_op", "ipi_per_op",
 	"irqwork_per_op", "cs_per_op", "host_cpus", "host_us_per_op",
+	"busy_cpu0", "busy_cpu1", "busy_cpu2", "busy_cpu3", "busy_cpu4",
+	"busy_cpu5", "busy_cpu6", "busy_cpu7",
 };
 
 // The storage consumers' figures, <proto>.<transport>.<workload>
@@ -515,7 +517,8 @@ std::string unit_of(std::string_view figure)
 	const std::string &last = p.back();
 
 	if (cost_names.count(last))
-		return last == "cpus" || last == "host_cpus" ? "CPUs" :
+		return last == "cpus" || last == "host_cpus" ||
+		       last.starts_with("busy_cpu") ? "CPUs" :
 		       last == "us_per_op" || last == "host_us_per_op" ?
 		       "us/op" : last == "us_per_mb" ? "us/MB" : "1/op";
 	if (last == "stalls")

@@ -254,6 +254,8 @@ TEST(Units, ByName)
 	EXPECT_EQ(unit_of("scale.on.2.cpu1"), "events");
 	EXPECT_EQ(unit_of("scale.on.2"), "MB/s");
 	EXPECT_EQ(unit_of("ours.write.4096.cpus"), "CPUs");
+	EXPECT_EQ(unit_of("ours.read.65536.busy_cpu1"), "CPUs");
+	EXPECT_EQ(unit_of("ours.lat.64.busy_cpu0"), "CPUs");
 	EXPECT_EQ(unit_of("ours.lat.64.us_per_op"), "us/op");
 	EXPECT_EQ(unit_of("pair.tcp.stream.4096.us_per_mb"), "us/MB");
 	EXPECT_EQ(unit_of("ours.lat.64.ipi_per_op"), "1/op");
