@@ -640,9 +640,9 @@ bool kiwarp_tcp_shutdown(struct socket *sock, int how)
 	struct sock *sk = sock->sk;
 	u32 seq = READ_ONCE(tcp_sk(sk)->write_seq);
 	int was = READ_ONCE(sk->sk_state);
+#ifdef CONFIG_FAULT_INJECTION
 	bool lose = atomic_add_unless(&kiwarp_test_lose_fin, -1, 0);
 
-#ifdef CONFIG_FAULT_INJECTION
 	if (unlikely(lose))
 		current->fail_nth = 1;
 #endif
