@@ -2,7 +2,7 @@
 # `make stress`: the stress suites (scripts/guest/stress.sh) at full length
 # on the debug kernel (KASAN, lockdep, kmemleak, the hung-task detector),
 # judged like `make check`'s guest stage (kdapl-report: every case, every
-# splat, every leak), then the table of what was tried. About 2.5 hours
+# splat, every leak), then the table of what was tried. About 2 hours
 # on two cores. `make check` runs the same suites short; so does
 # `make stress STRESS_LEVEL=check`.
 set -u
