@@ -682,20 +682,17 @@ static void kiwarp_sk_wait_acked(struct sock *sk, u32 end)
 }
 
 /*
- * A TERMINATE we sent must be the peer's before our close can reset the
- * connection: releasing a socket with unread data (the peer's stream,
- * which we stopped parsing at the error) sends a RST, and one that
- * overtakes the TERMINATE (veth queues each CPU's packets on that CPU's
- * backlog, and the teardown runs elsewhere than the TX work) has the
- * peer drop it and see a plain reset: DISCONNECTED for a connection
- * that ended in error. Wait, at most KIWARP_TERM_WAIT_MS, until TCP has
- * the TERMINATE's last byte acknowledged: it is in the peer's receive
- * queue then, which a later reset leaves to be read. Nothing wakes us on
- * an ACK: poll.
+ * Reset the connection now, caller holding qp->conn_lock. The reset also
+ * wakes a zero-copy send waiting for a window the peer never opens
+ * (sk_err), so the teardown's flush cannot hang on a peer that stopped
+ * reading. What it purges was not delivered: zero-copy batches among it
+ * must not complete their WQEs (they get flushed).
  */
-static void kiwarp_qp_wait_term_acked(struct kiwarp_qp *qp, struct sock *sk)
+static void kiwarp_qp_reset_sock(struct kiwarp_qp *qp, struct sock *sk)
 {
-	kiwarp_sk_wait_acked(sk, qp->term_end);
+	kiwarp_zc_quiesce(qp);
+	sock_no_linger(sk);
+	tcp_abort(sk, ECONNABORTED);
 }
 
 /* The body of kiwarp_qp_down_work(). */
@@ -735,16 +732,7 @@ static void __kiwarp_qp_down_work(struct work_struct *work)
 	sk->sk_write_space = qp->saved.write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	if (READ_ONCE(qp->abort)) {
-		/*
-		 * A reset, now: it also wakes a zero-copy send waiting for
-		 * a window the peer never opens (sk_err), so the flush
-		 * below cannot hang on a peer that stopped reading. What it
-		 * purges was not delivered: zero-copy batches among it must
-		 * not complete their WQEs (they get flushed).
-		 */
-		kiwarp_zc_quiesce(qp);
-		sock_no_linger(sk);
-		tcp_abort(sk, ECONNABORTED);
+		kiwarp_qp_reset_sock(qp, sk);
 	} else {
 		/*
 		 * FIN; SEND_SHUTDOWN wakes a zero-copy send waiting too.
@@ -761,8 +749,18 @@ static void __kiwarp_qp_down_work(struct work_struct *work)
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 	}
 	mutex_unlock(&qp->conn_lock);
+	/*
+	 * A TERMINATE we sent must be the peer's before a reset: releasing
+	 * a socket with unread data (the peer's stream, which we stopped
+	 * parsing at the error) sends a RST, and one that overtakes the
+	 * TERMINATE (veth queues each CPU's packets on that CPU's backlog,
+	 * and the teardown runs elsewhere than the TX work) has the peer
+	 * drop it and see a plain reset: DISCONNECTED for a connection that
+	 * ended in error. Acknowledged, it is in the peer's receive queue,
+	 * which a later reset leaves to be read.
+	 */
 	if (term_sent)
-		kiwarp_qp_wait_term_acked(qp, sk);
+		kiwarp_sk_wait_acked(sk, qp->term_end);
 	if (fin_lost) {
 		/*
 		 * The peer would wait for a FIN that never comes. From
@@ -778,9 +776,7 @@ static void __kiwarp_qp_down_work(struct work_struct *work)
 			  qp->ibqp.qp_num);
 		kiwarp_sk_wait_acked(sk, READ_ONCE(tcp_sk(sk)->write_seq));
 		mutex_lock(&qp->conn_lock);
-		kiwarp_zc_quiesce(qp);
-		sock_no_linger(sk);
-		tcp_abort(sk, ECONNABORTED);
+		kiwarp_qp_reset_sock(qp, sk);
 		mutex_unlock(&qp->conn_lock);
 	}
 
