@@ -201,9 +201,10 @@ stress_bg_done() {
 stress_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu1/online i rc=0 on1=0 n
 	[ -w "$cpu" ] || { echo "kdapl-guest: no CPU 1 to take offline"; return 1; }
-	# 5 s a cycle: the cycles (2 s of sleeps and the CPU's own time,
-	# 3.7 s a cycle at full length under KASAN) end first
-	stress_bg_soak 7440 $(($1 * 5000 + 6000)) 0 hotplug 1
+	# 7 s a cycle: the cycles (2 s of sleeps and the CPU's own time,
+	# 3.7 s a cycle at full length under KASAN in the second run, 5.2
+	# s in the fourth, whose 5 s soak ended in cycle 60) end first
+	stress_bg_soak 7440 $(($1 * 7000 + 6000)) 0 hotplug 1
 	sleep 2
 	for i in $(seq 1 "$1"); do
 		if ! kill -0 "$STRESS_BG" 2>/dev/null; then

@@ -65,15 +65,16 @@ std::optional<unsigned> ParseRequests(std::string_view file)
 std::optional<ConnLine> FindConn(std::string_view file, unsigned port)
 {
 	std::istringstream in{std::string(file)};
+	std::optional<ConnLine> last;
 	std::string line;
 
 	while (std::getline(in, line)) {
 		ConnLine c = ParseLine(line);
 
 		if (c.kv.contains("port") && c.num("port") == port)
-			return c;
+			last = std::move(c);
 	}
-	return std::nullopt;
+	return last;
 }
 
 std::vector<std::uint8_t> MpaRequest(std::uint8_t rev, bool crc,

@@ -34,7 +34,11 @@ struct ConnLine {
 
 // The "requests=N" count of the file, nullopt if absent.
 std::optional<unsigned> ParseRequests(std::string_view file);
-// The line of the connection whose peer (our) port is @port.
+// The line of the connection whose peer (our) port is @port: the last
+// such line, the newest. The targets list every connection until they
+// are unloaded, oldest first, and a long run reuses ephemeral ports:
+// stress's 800-round rx_fuzz once read an earlier connection's line in
+// ERROR for a port it had just connected from again.
 std::optional<ConnLine> FindConn(std::string_view file, unsigned port);
 
 // An MPA Request: revision @rev, CRC and markers flags, @pd_len bytes of

@@ -33,6 +33,21 @@ TEST(Conns, RequestsAndLines)
 	EXPECT_FALSE(wirepeer::ParseRequests("port=1\n"));
 }
 
+// A port used again: the newest connection (the last line) is ours.
+TEST(Conns, ReusedPortFindsTheNewest)
+{
+	const std::string conns = std::string(kConns) +
+		"port=40001 stag=0x342 to=0x2000 len=4096 rlen=64 ready=1 "
+		"state=RTS\n";
+	const std::string old_error =
+		"port=40003 stag=0x442 to=0x3000 state=ERROR\n"
+		"port=40003 stag=0x542 to=0x4000 state=RTS\n";
+
+	EXPECT_EQ(wirepeer::FindConn(conns, 40001)->num("stag"), 0x342u);
+	EXPECT_EQ(wirepeer::FindConn(old_error, 40003)->get("state"), "RTS");
+	EXPECT_EQ(wirepeer::FindConn(conns, 40002)->get("ready"), "0");
+}
+
 TEST(Frames, MpaRequestDecodes)
 {
 	auto r = wirepeer::MpaRequest(MPA_REVISION_2, true, false, 4);
