@@ -11,6 +11,16 @@
  * in nanoseconds, the loop's own cost (an empty iteration) subtracted;
  * migration and preemption are off while one is measured, interrupts
  * are on (but inside the irqsave section).
+ *
+ * Then the machine's own jitter: a fixed amount of work (empty loop
+ * iterations worth about a 64 B round trip, CALIB_NOISE_NS, as the
+ * fastest of a few probes measures them) timed
+ * CALIB_NOISE_RUNS times with interrupts and preemption on, and its
+ * p50, p99 and p99.9. Whatever stretches the same work - the guest's
+ * interrupts and the host taking the vCPU away - stretches a round
+ * trip as well, so noise_p99_ns / noise_p50_ns is the tail ratio of
+ * work that waits for nothing (issue 16 asks a DAT round trip's p99
+ * within 2x its p50).
  */
 
 #include <linux/atomic.h>
@@ -19,6 +29,8 @@
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 
 #include "bench.h"
@@ -126,11 +138,63 @@ static u64 calib_one(enum calib_op op, u32 n)
 	return t0;
 }
 
+#define CALIB_NOISE_NS		80000
+#define CALIB_NOISE_RUNS	4000
+
+static int calib_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @iters iterations of an empty loop, in nanoseconds. */
+static u64 calib_spin(u32 iters)
+{
+	u64 t0 = ktime_get_ns();
+	u32 j;
+
+	for (j = 0; j < iters; j++)
+		barrier();
+	return ktime_get_ns() - t0;
+}
+
+/* The jitter figures. */
+static int calib_noise(const struct bench_cmd *c)
+{
+	u64 *ns, probe = 0;
+	u32 i, iters;
+
+	/* the work's size: the fastest of a few probes of 10,000 */
+	for (i = 0; i < 8; i++) {
+		u64 t = calib_spin(10000);
+
+		probe = i ? min(probe, t) : t;
+	}
+	iters = min_t(u64, CALIB_NOISE_NS * 10000ULL / max(probe, 1ULL),
+		      U32_MAX);
+	ns = kvmalloc_array(CALIB_NOISE_RUNS, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < CALIB_NOISE_RUNS; i++) {
+		ns[i] = calib_spin(iters);
+		cond_resched();
+	}
+	sort(ns, CALIB_NOISE_RUNS, sizeof(*ns), calib_cmp_u64, NULL);
+	bench_emit(c->tag, "noise_p50_ns", ns[CALIB_NOISE_RUNS / 2] * 1000);
+	bench_emit(c->tag, "noise_p99_ns",
+		   ns[CALIB_NOISE_RUNS * 99 / 100] * 1000);
+	bench_emit(c->tag, "noise_p999_ns",
+		   ns[CALIB_NOISE_RUNS * 999 / 1000] * 1000);
+	kvfree(ns);
+	return 0;
+}
+
 /**
  * bench_calib_run() - the "calib" command
  * @c: the command; @c->rounds iterations per primitive
  *
- * Return: 0.
+ * Return: 0, or -ENOMEM.
  * Context: process context (the ctl file's writer).
  */
 int bench_calib_run(const struct bench_cmd *c)
@@ -146,5 +210,5 @@ int bench_calib_run(const struct bench_cmd *c)
 
 		bench_emit(c->tag, calib_names[op], d * 1000 / c->rounds);
 	}
-	return 0;
+	return calib_noise(c);
 }

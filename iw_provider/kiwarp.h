@@ -675,6 +675,13 @@ struct kiwarp_qp {
 				 * (written by it, read racily by
 				 * kiwarp_qp_kick_tx_home())
 				 */
+	int rx_src_cpu;		/* where TCP's receive softirq last gave
+				 * us data (-1 before): on veth and
+				 * loopback the CPU the peer sends from.
+				 * Written by kiwarp_rx_data_ready() only
+				 * outside a socket owner's backlog, read
+				 * racily by kiwarp_qp_away_cpu()
+				 */
 	struct kiwarp_zc *zc;		/* zero-copy records, while bound */
 	u32 zc_min;		/* zero-copy from this message size on, 0:
 				 * never (kiwarp_zc_min_for(), at bind)
@@ -804,6 +811,7 @@ void kiwarp_sq_complete(struct kiwarp_qp *qp, u32 idx,
 void kiwarp_qp_kick_tx(struct kiwarp_qp *qp);
 void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work);
 void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp);
+void kiwarp_qp_kick_tx_away(struct kiwarp_qp *qp);
 void kiwarp_qp_kick_tx_home(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_sq(struct kiwarp_qp *qp);
 void kiwarp_qp_flush_rq(struct kiwarp_qp *qp);

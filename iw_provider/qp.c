@@ -150,14 +150,40 @@ static int kiwarp_qp_other_cpu(struct kiwarp_qp *qp, int cpu)
 }
 
 /*
- * Queue @qp's RX work on another CPU than this one: the one that runs
- * the sender on veth and loopback (issue 17). A CPU that goes offline
- * leaves the work to the workqueue's unbound workers.
+ * A CPU for bulk work of @qp other than the one the peer's data comes
+ * from (issue 17): on veth and loopback TCP's receive softirq runs on
+ * the sending CPU, so that is where the peer's TX work runs. It is the
+ * CPU of the last softirq delivery, not of this call: a backlog parsed
+ * in release_sock() runs on the socket owner's CPU - our own TX work
+ * sending a Read Response, say - and "away" from that would put the
+ * work right beside the peer's sender.
+ */
+static int kiwarp_qp_away_cpu(struct kiwarp_qp *qp)
+{
+	int src = READ_ONCE(qp->rx_src_cpu);
+
+	if (src < 0 || src >= nr_cpu_ids)
+		src = raw_smp_processor_id();
+	return kiwarp_qp_other_cpu(qp, src);
+}
+
+/*
+ * Queue @qp's RX work away from the peer's sender. A CPU that goes
+ * offline leaves the work to the workqueue's unbound workers.
  */
 void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 {
-	kiwarp_qp_queue_on(qp, &qp->rx_work,
-			   kiwarp_qp_other_cpu(qp, raw_smp_processor_id()));
+	kiwarp_qp_queue_on(qp, &qp->rx_work, kiwarp_qp_away_cpu(qp));
+}
+
+/*
+ * A Read Response of bulk size is sent away from the peer's sender
+ * too: there, on veth, the requester's own TX work and completions
+ * run. A small one is sent where it was asked.
+ */
+void kiwarp_qp_kick_tx_away(struct kiwarp_qp *qp)
+{
+	kiwarp_qp_queue_on(qp, &qp->tx_work, kiwarp_qp_away_cpu(qp));
 }
 
 /* A post (or a state change) runs the TX work where it is made. */
@@ -840,6 +866,7 @@ int kiwarp_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	mutex_init(&qp->conn_lock);
 	INIT_WORK(&qp->tx_work, kiwarp_tx_work);
 	qp->tx_cpu = -1;
+	qp->rx_src_cpu = -1;
 	INIT_WORK(&qp->rx_work, kiwarp_rx_work);
 	INIT_WORK(&qp->down_work, kiwarp_qp_down_work);
 	INIT_DELAYED_WORK(&qp->close_work, kiwarp_qp_close_timeout);

@@ -21,6 +21,9 @@
  * more than that (a bulk transfer) goes to the work on another CPU
  * (kiwarp_qp_queue_rx_away()): on veth and loopback the softirq runs
  * on the sender's CPU, which then keeps sending while this one places.
+ * A Read Request for more than that is answered from that other CPU
+ * as well (kiwarp_qp_kick_tx_away()), so the responder's TX does not
+ * share a CPU with the requester's.
  *
  * Nothing from the wire is trusted: header lengths, opcodes, versions,
  * queue numbers, MSNs and MOs are checked; an STag must be valid, of the
@@ -431,7 +434,10 @@ static int kiwarp_rx_finish_read_req(struct kiwarp_qp *qp)
 	if (full)	/* more Reads outstanding than our IRD */
 		return kiwarp_rx_untagged_fail(qp, DDP_ECODE_UT_NO_BUFFER);
 	rx->msn[DDP_QN_READ_REQ]++;
-	kiwarp_qp_kick_tx(qp);	/* the Read Response, where it was asked */
+	if (h->read_size > KIWARP_RX_INLINE_BYTES)
+		kiwarp_qp_kick_tx_away(qp);
+	else
+		kiwarp_qp_kick_tx(qp);	/* where it was asked */
 	return 0;
 }
 
@@ -690,6 +696,8 @@ void kiwarp_rx_data_ready(struct kiwarp_qp *qp, struct sock *sk)
 
 	if (!kiwarp_rx_live(qp))
 		return;
+	if (!sock_owned_by_user(sk))	/* TCP's softirq, not a backlog */
+		WRITE_ONCE(qp->rx_src_cpu, raw_smp_processor_id());
 	if (tcp_inq(sk) > KIWARP_RX_INLINE_BYTES) {
 		kiwarp_qp_queue_rx_away(qp);
 		return;

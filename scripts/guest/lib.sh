@@ -522,7 +522,8 @@ kdapl_bench_smoke_suite() {
 	ktap_check calib bench_cmd "calib rounds=1000 tag=s.cal" \
 		's\.cal\.spin_lock_irqsave_ns' 's\.cal\.atomic_inc_ns' \
 		's\.cal\.ktime_get_ns' 's\.cal\.call_ns' \
-		's\.cal\.indirect_call_ns'
+		's\.cal\.indirect_call_ns' 's\.cal\.noise_p50_ns' \
+		's\.cal\.noise_p99_ns' 's\.cal\.noise_p999_ns'
 	ktap_check unserve_and_unload bench_smoke_unload
 	ktap_end
 }
