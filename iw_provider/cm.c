@@ -571,6 +571,7 @@ int kiwarp_qp_bind_socket(struct kiwarp_qp *qp, struct socket *sock,
 	qp->peer_told = false;
 	qp->local_close = false;
 	qp->abort = false;
+	WRITE_ONCE(qp->rx_src_cpu, -1);	/* a last connection's CPU */
 	memset(&qp->rx, 0, sizeof(qp->rx));
 	for (i = 0; i < DDP_QN_COUNT; i++) {
 		qp->rx.msn[i] = 1;

@@ -123,9 +123,11 @@ void kiwarp_qp_queue(struct kiwarp_qp *qp, struct work_struct *work)
 }
 
 /*
- * A CPU for @qp's bulk receive work other than @cpu, if there is one:
- * an online CPU that may run kernel work (not isolated), the QPs spread
- * over those by their number.
+ * A CPU for @qp's bulk work (receive placement, Read Responses) other
+ * than @cpu, if there is one: an online CPU that may run kernel work
+ * (not isolated), the QPs spread over those by their number. Both
+ * works of a QP get the same one: a QP that places bulk data while it
+ * answers bulk Reads has them share it.
  */
 static int kiwarp_qp_other_cpu(struct kiwarp_qp *qp, int cpu)
 {
@@ -136,7 +138,7 @@ static int kiwarp_qp_other_cpu(struct kiwarp_qp *qp, int cpu)
 	if (n < 2)
 		return cpu;
 	skip = qp->ibqp.qp_num % (n - 1);
-	/* bounded: CPUs may go offline meanwhile (process context) */
+	/* bounded: CPUs may go offline meanwhile (from process context) */
 	for (steps = 0; steps < 2 * nr_cpu_ids; steps++) {
 		next = cpumask_next_and(next, cpu_online_mask, hk);
 		if (next >= nr_cpu_ids)
@@ -162,7 +164,8 @@ static int kiwarp_qp_away_cpu(struct kiwarp_qp *qp)
 {
 	int src = READ_ONCE(qp->rx_src_cpu);
 
-	if (src < 0 || src >= nr_cpu_ids)
+	/* none yet, or gone since: with no other CPU we stay here */
+	if (src < 0 || !cpu_online(src))
 		src = raw_smp_processor_id();
 	return kiwarp_qp_other_cpu(qp, src);
 }
@@ -179,7 +182,10 @@ void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 /*
  * A Read Response of bulk size is sent away from the peer's sender
  * too: there, on veth, the requester's own TX work and completions
- * run. A small one is sent where it was asked.
+ * run. A small one is sent where it was asked. This places an idle TX
+ * work (a request parsed in the softirq or the RX work); while the TX
+ * work runs the workqueue keeps it on its CPU, and it takes requests
+ * parsed in its own release_sock() in the same pass.
  */
 void kiwarp_qp_kick_tx_away(struct kiwarp_qp *qp)
 {
