@@ -100,6 +100,7 @@ extern struct seq_buf bench_out;
 
 void bench_emit(const char *tag, const char *what, u64 milli);
 void bench_emit_lat(const char *tag, u64 *ns, u32 n);
+int bench_cmp_u64(const void *a, const void *b);
 u64 bench_rate_milli(u64 count, u64 ns);
 u32 bench_warm_ms(const struct bench_cmd *c);
 u32 bench_warm_rounds(const struct bench_cmd *c);

@@ -141,13 +141,6 @@ static u64 calib_one(enum calib_op op, u32 n)
 #define CALIB_NOISE_NS		80000
 #define CALIB_NOISE_RUNS	4000
 
-static int calib_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* @iters iterations of an empty loop, in nanoseconds. */
 static u64 calib_spin(u32 iters)
 {
@@ -180,7 +173,7 @@ static int calib_noise(const struct bench_cmd *c)
 		ns[i] = calib_spin(iters);
 		cond_resched();
 	}
-	sort(ns, CALIB_NOISE_RUNS, sizeof(*ns), calib_cmp_u64, NULL);
+	sort(ns, CALIB_NOISE_RUNS, sizeof(*ns), bench_cmp_u64, NULL);
 	bench_emit(c->tag, "noise_p50_ns", ns[CALIB_NOISE_RUNS / 2] * 1000);
 	bench_emit(c->tag, "noise_p99_ns",
 		   ns[CALIB_NOISE_RUNS * 99 / 100] * 1000);

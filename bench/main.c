@@ -87,7 +87,8 @@ void bench_emit(const char *tag, const char *what, u64 milli)
 		       *what ? "." : "", what, milli / 1000, milli % 1000);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* sort()'s comparison of two u64, ascending (calib.c too). */
+int bench_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
@@ -134,7 +135,7 @@ void bench_emit_lat(const char *tag, u64 *ns, u32 n)
 	u64 lo = 0, hi = 0, blo = 0, bhi = 0;
 	u32 i, first = 0, stalls = 0;
 
-	sort(ns, n, sizeof(*ns), cmp_u64, NULL);
+	sort(ns, n, sizeof(*ns), bench_cmp_u64, NULL);
 	bench_emit(tag, "median", ns[n / 2]);
 	bench_emit(tag, "p90", pct(ns, n, 900));
 	bench_emit(tag, "p99", pct(ns, n, 990));
