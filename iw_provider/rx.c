@@ -356,7 +356,7 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 {
 	struct kiwarp_rx *rx = &qp->rx;
 	enum ib_wc_status status = IB_WC_SUCCESS;
-	bool done = false, bad = false, inv = false;
+	bool done = false, bad = false, inv = false, kick = false;
 	struct kiwarp_orqe *o;
 	unsigned long flags;
 	u32 idx = 0, inv_key = 0;
@@ -373,6 +373,17 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 			inv = o->inv;
 			inv_key = o->inv_key;
 			qp->orq_head++;
+			/*
+			 * The TX work waits for this slot only with a WQE
+			 * not yet taken (a Read over the ORD, a fence) or,
+			 * closing, to send our FIN once no Response is due
+			 * (tx.c, kiwarp_tx_step()): it looks at both under
+			 * this lock, so a later look sees the slot free.
+			 * Otherwise the kick would run the work for nothing
+			 * (an NFS server's every Read).
+			 */
+			kick = qp->sq_next != qp->sq_tail ||
+			       kiwarp_qp_state(qp) != KIWARP_QPS_RTS;
 		}
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -393,7 +404,8 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 			return kiwarp_rx_fail(qp, TERM_LAYER_RDMAP,
 					      RDMAP_ETYPE_CATASTROPHIC,
 					      RDMAP_ECODE_UNSPECIFIED);
-		kiwarp_qp_kick_tx_home(qp);	/* an ORQ slot is free */
+		if (kick)
+			kiwarp_qp_kick_tx_home(qp);	/* an ORQ slot is free */
 	}
 	return 0;
 }

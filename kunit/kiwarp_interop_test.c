@@ -1369,6 +1369,76 @@ static void chain_fence_ours_to_siw(struct kunit *test)
 			 chain_fence);
 }
 
+/*
+ * More Reads in one chain than the connection's ORD (4): the fifth
+ * waits in the SQ for a Read Response to free an ORQ slot, and only
+ * the receive path can wake the TX work for it (it kicks when a WQE
+ * is still untaken). Only the last Read is signaled; every region must
+ * hold its data when it completes.
+ */
+#define OVER_ORD_READS	9
+#define OVER_ORD_LEN	800
+
+static enum body_result reads_over_ord(struct kunit *test, struct ep *cli,
+				       struct ep *srv)
+{
+	struct ib_sge *sge = kunit_kcalloc(test, OVER_ORD_READS, sizeof(*sge),
+					   GFP_KERNEL);
+	struct ib_rdma_wr *r = kunit_kcalloc(test, OVER_ORD_READS, sizeof(*r),
+					     GFP_KERNEL);
+	const struct ib_send_wr *bad;
+	int i;
+
+	BUILD_BUG_ON(READ_OFF + OVER_ORD_READS * OVER_ORD_LEN > BUF_LEN);
+	/* no ASSERT here: interop_run_port() must clean up */
+	if (!sge || !r) {
+		KUNIT_FAIL(test, "no memory");
+		return BODY_FAILED;
+	}
+	for (i = 0; i < OVER_ORD_READS; i++) {
+		fill(srv->buf + i * OVER_ORD_LEN, OVER_ORD_LEN, 0x31 + i);
+		sge[i] = (struct ib_sge) {
+			.addr = cli->mr->iova + READ_OFF + i * OVER_ORD_LEN,
+			.length = OVER_ORD_LEN, .lkey = cli->mr->lkey,
+		};
+		r[i].wr.wr_id = WR_READ;
+		r[i].wr.opcode = IB_WR_RDMA_READ;
+		r[i].wr.sg_list = &sge[i];
+		r[i].wr.num_sge = 1;
+		r[i].wr.next = i + 1 < OVER_ORD_READS ? &r[i + 1].wr : NULL;
+		r[i].remote_addr = be64_to_cpu(cli->rinfo->addr) +
+				   i * OVER_ORD_LEN;
+		r[i].rkey = be32_to_cpu(cli->rinfo->rkey);
+	}
+	r[OVER_ORD_READS - 1].wr.send_flags = IB_SEND_SIGNALED;
+	memset(cli->buf + READ_OFF, 0, OVER_ORD_READS * OVER_ORD_LEN);
+	if (ib_post_send(cli->id->qp, &r[0].wr, &bad)) {
+		KUNIT_FAIL(test, "chain of %d Reads refused", OVER_ORD_READS);
+		return BODY_FAILED;
+	}
+	if (!ep_wait(cli, WR_READ)) {
+		KUNIT_FAIL(test, "Reads over the ORD: no completion (status %d)",
+			   cli->seen[WR_READ].status);
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, cli->seen[WR_READ].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(cli->buf + READ_OFF, srv->buf,
+				     OVER_ORD_READS * OVER_ORD_LEN), 0);
+	return BODY_OK;
+}
+
+static void reads_over_ord_ours_ours(struct kunit *test)
+{
+	interop_run_port(test, &kw2_b, &kw1_root, false, 0, BUF_LEN,
+			 reads_over_ord);
+}
+
+static void reads_over_ord_ours_to_siw(struct kunit *test)
+{
+	interop_run_port(test, &siw_root, &ours_b, false, 0, BUF_LEN,
+			 reads_over_ord);
+}
+
 static void read_inv_ours_ours(struct kunit *test)
 {
 	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
@@ -1406,6 +1476,8 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(depths_siw_listener_ours_client),
 	KUNIT_CASE(chain_fence_ours_ours),
 	KUNIT_CASE(chain_fence_ours_to_siw),
+	KUNIT_CASE(reads_over_ord_ours_ours),
+	KUNIT_CASE(reads_over_ord_ours_to_siw),
 	KUNIT_CASE(read_inv_ours_ours),
 	KUNIT_CASE(read_inv_ours_from_siw),
 	{}
