@@ -375,12 +375,17 @@ static int kiwarp_rx_finish_read_resp(struct kiwarp_qp *qp)
 			qp->orq_head++;
 			/*
 			 * The TX work waits for this slot only with a WQE
-			 * not yet taken (a Read over the ORD, a fence) or,
-			 * closing, to send our FIN once no Response is due
-			 * (tx.c, kiwarp_tx_step()): it looks at both under
-			 * this lock, so a later look sees the slot free.
-			 * Otherwise the kick would run the work for nothing
-			 * (an NFS server's every Read).
+			 * not yet taken (a Read over the ORD, a fence: it
+			 * looks under this lock, so a later look sees the
+			 * slot free) or, closing, to send our FIN once no
+			 * Response is due (tx.c, kiwarp_tx_step()). The
+			 * state is a hint that holds because every move out
+			 * of RTS kicks the TX work after setting it, and a
+			 * pass reads it (state_lock) before its sq_lock
+			 * section: a pass that found this Response due saw
+			 * CLOSING, and so do we after it. Otherwise the
+			 * kick would run the work for nothing (an NFS
+			 * server's every Read).
 			 */
 			kick = qp->sq_next != qp->sq_tail ||
 			       kiwarp_qp_state(qp) != KIWARP_QPS_RTS;

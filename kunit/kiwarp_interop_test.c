@@ -1417,8 +1417,7 @@ static enum body_result reads_over_ord(struct kunit *test, struct ep *cli,
 		return BODY_FAILED;
 	}
 	if (!ep_wait(cli, WR_READ)) {
-		KUNIT_FAIL(test, "Reads over the ORD: no completion (status %d)",
-			   cli->seen[WR_READ].status);
+		KUNIT_FAIL(test, "Reads over the ORD: no completion in time");
 		return BODY_FAILED;
 	}
 	KUNIT_EXPECT_EQ(test, cli->seen[WR_READ].status, IB_WC_SUCCESS);
