@@ -59,6 +59,9 @@ struct socket;
  *	end is signaled, the others are posted with
  *	DAT_COMPLETION_SUPPRESS_FLAG (verbs: without IB_SEND_SIGNALED);
  *	0 or 1: every one
+ * @work: "dat" streams: microseconds of busy work the active end's
+ *	upcall does per DTO event before it reposts (udelay), a consumer
+ *	that processes its completions; 0: none
  * @lossy: "stress test=soak": the wire drops and delays (netem), so a
  *	graceful disconnect may end BROKEN; "stress test=many": hundreds of
  *	graceful disconnects at once may outlast kdapl's bound (BROKEN)
@@ -85,6 +88,7 @@ struct bench_cmd {
 	u32 vec_b;
 	u32 cpu;
 	u32 signal;
+	u32 work;
 	u32 lossy;
 	u32 hold;
 	u32 wait;	/* stress: the longest wait for one event, ms */
@@ -94,6 +98,9 @@ struct bench_cmd {
 
 /* Largest @signal: a window of suppressed requests fits every queue. */
 #define BENCH_MAX_SIGNAL	16
+
+/* Largest @work, us: an upcall is a softirq */
+#define BENCH_MAX_WORK_US	2000
 
 /* Output of the running command (bench_mutex held). */
 extern struct seq_buf bench_out;

@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/net.h>
@@ -138,12 +139,14 @@ struct bench_dconn {
  * @rounds: how many are wanted per run
  * @cpu_ev: DTO events seen by active-end upcalls, per CPU
  * @signal: every @signal-th request signaled (1: all)
+ * @work_us: busy work per DTO event of a stream, us (struct bench_cmd)
  */
 struct bench_drun {
 	enum bench_test test;
 	u32 size;
 	u32 depth;
 	u32 signal;
+	u32 work_us;
 	ktime_t deadline;
 	atomic_t active;
 	struct completion done;
@@ -484,6 +487,10 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	}
 	atomic64_inc(&r->cpu_ev[min_t(int, smp_processor_id(),
 				      BENCH_MAX_CPUS - 1)]);
+	/* the consumer's processing of a stream's completion, not locked */
+	if (r->work_us && d->operation != DAT_DTO_RECEIVE &&
+	    r->test != BT_LAT && r->test != BT_SETUP)
+		udelay(r->work_us);
 	spin_lock(&c->lock);
 	switch (r->test) {
 	case BT_SETUP:
@@ -1043,6 +1050,7 @@ static int dat_data(const struct bench_cmd *cmd, enum bench_test test)
 	r->size = cmd->size;
 	r->depth = cmd->depth;
 	r->signal = cmd->signal ?: 1;
+	r->work_us = cmd->work;
 	r->rounds = cmd->rounds;
 	r->test = BT_DOWN;
 	if (test == BT_LAT) {

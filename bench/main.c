@@ -24,10 +24,11 @@
  *                             caller's namespace (sconn's TCP connections)
  *   unserve                   free everything "serve" made
  *   dat test=write|read|send|lat ia_a= addr= port= size= depth= conns=
- *       ms= rounds= reps= warm= signal= cpu= tag=  (to the responder
- *                             at addr:port; signal=N: every Nth
- *                             signaled; cpu=N: the active end's EVDs
- *                             are created on CPU N)
+ *       ms= rounds= reps= warm= signal= cpu= work= tag=  (to the
+ *                             responder at addr:port; signal=N: every
+ *                             Nth signaled; cpu=N: the active end's
+ *                             EVDs are created on CPU N; work=N: N us
+ *                             of busy work per DTO event of a stream)
  *   dat test=conn|sconn ia_a= ia_b= addr= port= rounds= reps= tag=
  *   tcp test=stream|lat|conn addr= port= size= ms= rounds= reps= warm=
  *       tag=                  (to the TCP responder at addr:port)
@@ -214,6 +215,7 @@ static const struct {
 	{ "vec_b", offsetof(struct bench_cmd, vec_b) },
 	{ "cpu", offsetof(struct bench_cmd, cpu) },
 	{ "signal", offsetof(struct bench_cmd, signal) },
+	{ "work", offsetof(struct bench_cmd, work) },
 	{ "lossy", offsetof(struct bench_cmd, lossy) },
 	{ "hold", offsetof(struct bench_cmd, hold) },
 	{ "wait", offsetof(struct bench_cmd, wait) },
@@ -289,6 +291,7 @@ static int bench_parse(char *line, struct bench_cmd *c)
 	    c->rounds > BENCH_MAX_ROUNDS || !c->ms ||
 	    c->ms > (strcmp(c->verb, "stress") ? 60000 : 600000) ||
 	    c->warm > 60000 || c->signal > BENCH_MAX_SIGNAL ||
+	    c->work > BENCH_MAX_WORK_US ||
 	    c->hold > 600000 || c->wait > 600000)
 		return -ERANGE;
 	if (c->cpu != BENCH_CPU_ANY &&

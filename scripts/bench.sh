@@ -86,11 +86,13 @@ fi
 # KDAPL_FPDU_SEGS=N: load kiwarp with fpdu_segs=N (default: its own, 32);
 # KDAPL_ZCOPY_MIN=N: with zcopy_min=N (default: its own, -1 = by path:
 # never over veth or loopback, from 1 MiB on a wire; 0 = never);
-# KDAPL_MPA_CRC=1: with mpa_crc=1 (MPA CRC32c on kiwarp's connections)
+# KDAPL_MPA_CRC=1: with mpa_crc=1 (MPA CRC32c on kiwarp's connections);
+# KDAPL_KIWARP_ARGS="p=v ...": any other kiwarp module parameters
 kargs=
 [ -n "${KDAPL_FPDU_SEGS:-}" ] && kargs="fpdu_segs=$KDAPL_FPDU_SEGS"
 [ -n "${KDAPL_ZCOPY_MIN:-}" ] && kargs="$kargs zcopy_min=$KDAPL_ZCOPY_MIN"
 [ -n "${KDAPL_MPA_CRC:-}" ] && kargs="$kargs mpa_crc=$KDAPL_MPA_CRC"
+[ -n "${KDAPL_KIWARP_ARGS:-}" ] && kargs="$kargs $KDAPL_KIWARP_ARGS"
 if [ -n "$kargs" ]; then
 	echo "KIWARP_ARGS=\"$kargs\"" >>"$run/bench.conf"
 fi

@@ -11,7 +11,7 @@
 # the host turns them into the table, bench.json and the plot.
 #
 # $KDAPL_RUN/bench.conf may set REPS, MS, WARM_MS, ROUNDS, WARM_ROUNDS,
-# SETUPS, SIZES, LAT_SIZES, SCALE_CONNS, SWEEP_* , CONS_*, ONLY (quick
+# SETUPS, SIZES, LAT_SIZES, SCALE_*, SWEEP_* , CONS_*, ONLY (quick
 # runs).
 set -u
 . "$KDAPL_SRC/scripts/guest/lib.sh"
@@ -30,6 +30,8 @@ SIZES="4096 65536 1048576"
 LAT_SIZES="64 4096"
 SCALE_CONNS="1 2 4 8"
 SCALE_SIZE=4096
+SCALE_WORK=500		# us of upcall work per event (scale.<mode>_work)
+SCALE_WORK_CONNS="1 8"
 DEPTH=16
 SWEEP_REPS=5		# rounds of the sweeps
 SWEEP_SIZES="64 256 1024 16384 262144"
@@ -177,13 +179,18 @@ sweep "${cmds[@]}"
 # the seed's strict spreading (spread: kdapl placement=spread), then one
 # CPU (off: kdapl cpus=0); runs of three module loads, rounds paired by
 # number. Every EP's EVDs are created by the command, on one CPU: follow
-# mode must spread their processing by load.
+# mode must spread their processing by load. The <mode>_work runs give
+# every event SCALE_WORK us of processing in the upcall: the busy EVDs
+# the dispatch exists for (without it the transport bounds the figure).
 scale() {	# scale on|spread|off
 	local n
 	local -a cmds=()
 
 	for n in $SCALE_CONNS; do
 		cmds+=("dat test=write $OURS $common size=$SCALE_SIZE conns=$n tag=scale.$1.$n")
+	done
+	for n in $SCALE_WORK_CONNS; do
+		cmds+=("dat test=write $OURS $common size=$SCALE_SIZE conns=$n work=$SCALE_WORK tag=scale.$1_work.$n")
 	done
 	interleave "${cmds[@]}"
 }

@@ -446,15 +446,23 @@ void ratios_one(RatioSet &rs)
 	rs.add("ours/siw conn", "ours.conn", "siw.conn");
 	rs.add("ours/tcp conn", "ours.conn", "tcp.conn");
 	rs.add("sconn/conn", "ours.sconn", "ours.conn", 1.5);
-	for (int n = 1; n <= 64; n *= 2) {
-		std::string ns = std::to_string(n);
-		rs.add("scale on/off " + ns + " events",
-		       "scale.on." + ns + ".events",
-		       "scale.off." + ns + ".events",
-		       n == 8 ? std::optional(1.6) : std::nullopt);
-		rs.add("scale spread/off " + ns + " events",
-		       "scale.spread." + ns + ".events",
-		       "scale.off." + ns + ".events");
+	// issue 16: 8 busy EVDs on 2 CPUs >= 1.6x one CPU. Busy: the
+	// <mode>_work runs, whose upcalls process each event; without that
+	// work the transport, not the dispatch, bounds the events/s.
+	for (std::string w : {"", "_work"}) {
+		for (int n = 1; n <= 64; n *= 2) {
+			std::string ns = std::to_string(n);
+			std::string off = "scale.off" + w + "." + ns + ".events";
+			auto target = !w.empty() && n == 8 ? std::optional(1.6) :
+				      std::nullopt;
+
+			rs.add("scale on/off " + ns + " events" + w,
+			       "scale.on" + w + "." + ns + ".events", off,
+			       target);
+			rs.add("scale spread/off " + ns + " events" + w,
+			       "scale.spread" + w + "." + ns + ".events", off,
+			       target);
+		}
 	}
 }
 
@@ -832,14 +840,15 @@ std::string table(const std::map<std::string, Stat> &all,
 	sweeps(o, st);
 	signal_sweep(o, st);
 	o << "\nCompletion scaling (ours, RDMA WRITE): events/s, per-CPU events\n";
-	for (std::string m : {"on", "off"}) {
+	for (std::string m : {"on", "spread", "off", "on_work",
+			      "spread_work", "off_work"}) {
 		for (int n = 1; n <= 64; n *= 2) {
 			std::string base = "scale." + m + "." + std::to_string(n);
 			const Stat *ev = find(st, base + ".events");
 			if (!ev)
 				continue;
-			o << pad("spread " + m + ", " + std::to_string(n) +
-				 " EP", 18) << pad(cell(ev), W);
+			o << pad(m + ", " + std::to_string(n) + " EP", 18)
+			  << pad(cell(ev), W);
 			for (int c = 0; c < 64; c++) {
 				const Stat *cs = find(st, base + ".cpu" +
 						      std::to_string(c));

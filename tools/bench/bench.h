@@ -8,7 +8,7 @@
 // interleaved, one measured run each per round (A B, B A, A B, ...), and
 // marks each line with its round: a ratio pairs the runs of one round.
 // Figure names: <stack>.<op>.<size> (MB/s), <stack>.lat.<size>.<q> (us),
-// <stack>.conn / ours.sconn (per s), scale.<on|off>.<n>[.events|.cpuK],
+// <stack>.conn / ours.sconn (per s), scale.<on|spread|off>[_work].<n>[.events|.cpuK],
 // any of them followed by a cost (.cpus, .us_per_op, .us_per_mb,
 // .softirq_per_op, .ipi_per_op, .irqwork_per_op, .cs_per_op); round trip
 // histograms <stack>.lat.<size>.hist.<lo>_<hi> (ns, a count). Topology

@@ -176,6 +176,31 @@ TEST(Ratios, ThroughputAndCostTargets)
 	EXPECT_FALSE(by_name(rs, "ours/tcp write 4096", "b"));
 }
 
+TEST(Ratios, ScalingTargetOnBusyEvdsOnly)
+{
+	auto raw = fig({{"scale.on.8.events", 20000},
+			{"scale.off.8.events", 19000},
+			{"scale.spread_work.8.events", 3400},
+			{"scale.on_work.8.events", 2800},
+			{"scale.off_work.8.events", 2000}});
+	auto rs = ratios(raw);
+	const Ratio *r = by_name(rs, "scale on/off 8 events");
+	ASSERT_TRUE(r);
+	EXPECT_FALSE(r->target) << "the transport bounds it, not the dispatch";
+	r = by_name(rs, "scale spread/off 8 events_work");
+	ASSERT_TRUE(r && r->target);
+	EXPECT_DOUBLE_EQ(r->value, 1.7);
+	EXPECT_DOUBLE_EQ(*r->target, 1.6);
+	EXPECT_TRUE(r->met());
+	r = by_name(rs, "scale on/off 8 events_work");
+	ASSERT_TRUE(r && r->target);
+	EXPECT_DOUBLE_EQ(r->value, 1.4);
+	EXPECT_FALSE(r->met());
+	EXPECT_EQ(unit_of("scale.spread_work.8.events"), "events/s");
+	std::string t = table(stats_of(raw), rs, pooled(raw));
+	EXPECT_NE(t.find("spread_work, 8 EP"), std::string::npos) << t;
+}
+
 TEST(Ratios, LatencyAndSetupTargets)
 {
 	auto raw = fig({{"ours.lat.64.median", 30}, {"tcp.lat.64.median", 25},
