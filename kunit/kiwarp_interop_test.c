@@ -398,7 +398,7 @@ static unsigned int interop_segs = 1;
 enum body_result {
 	BODY_FAILED,
 	BODY_OK,	/* connected still: a graceful disconnect follows */
-	BODY_ABORTED,	/* the connection was aborted: both ends told */
+	BODY_ABORTED,	/* the body ended the connection: both ends told */
 };
 
 typedef enum body_result (*run_body)(struct kunit *test, struct ep *cli,
@@ -1438,6 +1438,97 @@ static void reads_over_ord_ours_to_siw(struct kunit *test)
 			 reads_over_ord);
 }
 
+/*
+ * A graceful disconnect asked while Reads are outstanding, some of them
+ * still in the SQ behind the ORD (review of e438185): our FIN must wait
+ * for the last Read Response, and the RX path must kick the TX work in
+ * CLOSING so that it goes then. Every Read completes with its data, both
+ * ends see DISCONNECTED well inside kiwarp's close bound, and our QP went
+ * down with status 0 - not reset at the bound. Responses of 32 KiB are
+ * placed by the RX work on the other CPU (more than rx.c's inline
+ * bytes), whose kick is the one that matters.
+ */
+#define DISC_READS	9
+#define DISC_READ_LEN	(32 * 1024)
+
+static enum body_result reads_then_disconnect(struct kunit *test,
+					      struct ep *cli, struct ep *srv)
+{
+	struct ib_sge *sge = kunit_kcalloc(test, DISC_READS, sizeof(*sge),
+					   GFP_KERNEL);
+	struct ib_rdma_wr *r = kunit_kcalloc(test, DISC_READS, sizeof(*r),
+					     GFP_KERNEL);
+	struct cm_ctx *cc = cli->id->context, *sc = srv->id->context;
+	const struct ib_send_wr *bad;
+	ktime_t t0;
+	s64 ms;
+	int i;
+
+	BUILD_BUG_ON(READ_OFF + DISC_READS * DISC_READ_LEN > ZC_BUF_LEN);
+	if (!sge || !r) {
+		KUNIT_FAIL(test, "no memory");
+		return BODY_FAILED;
+	}
+	for (i = 0; i < DISC_READS; i++) {
+		fill(srv->buf + i * DISC_READ_LEN, DISC_READ_LEN, 0x41 + i);
+		sge[i] = (struct ib_sge) {
+			.addr = cli->mr->iova + READ_OFF + i * DISC_READ_LEN,
+			.length = DISC_READ_LEN, .lkey = cli->mr->lkey,
+		};
+		r[i].wr.wr_id = WR_READ;
+		r[i].wr.opcode = IB_WR_RDMA_READ;
+		r[i].wr.sg_list = &sge[i];
+		r[i].wr.num_sge = 1;
+		r[i].wr.next = i + 1 < DISC_READS ? &r[i + 1].wr : NULL;
+		r[i].remote_addr = be64_to_cpu(cli->rinfo->addr) +
+				   i * DISC_READ_LEN;
+		r[i].rkey = be32_to_cpu(cli->rinfo->rkey);
+	}
+	r[DISC_READS - 1].wr.send_flags = IB_SEND_SIGNALED;
+	memset(cli->buf + READ_OFF, 0, DISC_READS * DISC_READ_LEN);
+	t0 = ktime_get();
+	if (ib_post_send(cli->id->qp, &r[0].wr, &bad)) {
+		KUNIT_FAIL(test, "chain of %d Reads refused", DISC_READS);
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, rdma_disconnect(cli->id), 0);
+	if (!ep_wait(cli, WR_READ)) {
+		KUNIT_FAIL(test, "Reads before the FIN: no completion in time");
+		return BODY_FAILED;
+	}
+	KUNIT_EXPECT_EQ(test, cli->seen[WR_READ].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(cli->buf + READ_OFF, srv->buf,
+				     DISC_READS * DISC_READ_LEN), 0);
+	if (!cm_wait(cc, RDMA_CM_EVENT_DISCONNECTED) ||
+	    !cm_wait(sc, RDMA_CM_EVENT_DISCONNECTED)) {
+		KUNIT_FAIL(test, "no DISCONNECTED (events %lx/%lx)",
+			   cc->events, sc->events);
+		return BODY_FAILED;
+	}
+	ms = ktime_ms_delta(ktime_get(), t0);
+	kunit_info(test, "%d Reads and the close in %lld ms", DISC_READS, ms);
+	KUNIT_EXPECT_LT_MSG(test, ms, (s64)kiwarp_close_timeout_ms / 4,
+			    "the close waited for its bound");
+	/* an orderly close, on both ends that are ours */
+	if (is_ours(cli))
+		KUNIT_EXPECT_EQ(test, to_kqp(cli->id->qp)->down_status, 0);
+	if (is_ours(srv))
+		KUNIT_EXPECT_EQ(test, to_kqp(srv->id->qp)->down_status, 0);
+	return BODY_ABORTED;	/* disconnected already */
+}
+
+static void reads_then_disconnect_ours_ours(struct kunit *test)
+{
+	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
+			 reads_then_disconnect);
+}
+
+static void reads_then_disconnect_ours_to_siw(struct kunit *test)
+{
+	interop_run_port(test, &siw_root, &ours_b, false, 0, ZC_BUF_LEN,
+			 reads_then_disconnect);
+}
+
 static void read_inv_ours_ours(struct kunit *test)
 {
 	interop_run_port(test, &kw2_b, &kw1_root, false, 0, ZC_BUF_LEN,
@@ -1477,6 +1568,8 @@ static struct kunit_case kiwarp_interop_cases[] = {
 	KUNIT_CASE(chain_fence_ours_to_siw),
 	KUNIT_CASE(reads_over_ord_ours_ours),
 	KUNIT_CASE(reads_over_ord_ours_to_siw),
+	KUNIT_CASE(reads_then_disconnect_ours_ours),
+	KUNIT_CASE(reads_then_disconnect_ours_to_siw),
 	KUNIT_CASE(read_inv_ours_ours),
 	KUNIT_CASE(read_inv_ours_from_siw),
 	{}
