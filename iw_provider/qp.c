@@ -180,9 +180,9 @@ void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 }
 
 /*
- * A Read Response of bulk size is sent away from the peer's sender
- * too: there, on veth, the requester's own TX work and completions
- * run. A small one is sent where it was asked. This places an idle TX
+ * A Read Response of more than KIWARP_READ_AWAY_BYTES (rx.c) is sent
+ * away from the peer's sender too: there, on veth, the requester's own
+ * TX work and completions run. A small one is sent where it was asked. This places an idle TX
  * work (a request parsed in the softirq or the RX work); while the TX
  * work runs the workqueue keeps it on its CPU, and it takes requests
  * parsed in its own release_sock() in the same pass.
