@@ -488,9 +488,12 @@ static void bench_upcall_a(DAT_PVOID data, const DAT_EVENT *ev,
 	atomic64_inc(&r->cpu_ev[min_t(int, smp_processor_id(),
 				      BENCH_MAX_CPUS - 1)]);
 	/* the consumer's processing of a stream's completion, not locked */
-	if (r->work_us && d->operation != DAT_DTO_RECEIVE &&
-	    r->test != BT_LAT && r->test != BT_SETUP)
-		udelay(r->work_us);
+	if (r->work_us && d->operation != DAT_DTO_RECEIVE) {
+		enum bench_test t = READ_ONCE(r->test);
+
+		if (t != BT_LAT && t != BT_SETUP)
+			udelay(r->work_us);
+	}
 	spin_lock(&c->lock);
 	switch (r->test) {
 	case BT_SETUP:

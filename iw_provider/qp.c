@@ -182,10 +182,11 @@ void kiwarp_qp_queue_rx_away(struct kiwarp_qp *qp)
 /*
  * A Read Response of more than KIWARP_READ_AWAY_BYTES (rx.c) is sent
  * away from the peer's sender too: there, on veth, the requester's own
- * TX work and completions run. A small one is sent where it was asked. This places an idle TX
- * work (a request parsed in the softirq or the RX work); while the TX
- * work runs the workqueue keeps it on its CPU, and it takes requests
- * parsed in its own release_sock() in the same pass.
+ * TX work and completions run. A small one is sent where it was asked.
+ * This places an idle TX work (a request parsed in the softirq or the
+ * RX work); while the TX work runs the workqueue keeps it on its CPU,
+ * and it takes requests parsed in its own release_sock() in the same
+ * pass.
  */
 void kiwarp_qp_kick_tx_away(struct kiwarp_qp *qp)
 {
