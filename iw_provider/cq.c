@@ -9,11 +9,12 @@
  * one). A producer on that CPU in a softirq, an interrupt or a
  * bh-disabled section (the receive path runs under sk_callback_lock's
  * read_lock_bh; the TX work produces its completions with bh off,
- * kiwarp_tx_complete()) schedules the tasklet itself: that only raises
- * the softirq, which runs when the section ends - no interrupt, and
- * after the QP's, the CQ's and the socket's locks are dropped. Elsewhere
- * in process context (the receive work, flushes, zero-copy completions)
- * an irq_work (a self-IPI) schedules it. A producer on another CPU sends
+ * kiwarp_tx_complete(); the RX work parses in bh-off chunks, rx.c)
+ * schedules the tasklet itself: that only raises the softirq, which
+ * runs when the section ends - no interrupt, and after the QP's, the
+ * CQ's and the socket's locks are dropped. Elsewhere in process context
+ * (flushes, zero-copy completions) an irq_work (a self-IPI) schedules
+ * it. A producer on another CPU sends
  * one async IPI (smp_call_function_single_async) whose callback
  * schedules the tasklet there; the softirq runs on that interrupt's
  * exit, no second interrupt. While that CPU is offline the producer's

@@ -47,6 +47,8 @@
 
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
 #define KIWARP_RX_INLINE_BYTES	(16 * 1024)
+/* The RX work's parse with bottom halves off, at most this at a time */
+#define KIWARP_RX_BH_CHUNK_BYTES	(64 * 1024)
 /*
  * A Read Request for more than this is answered from another CPU than
  * the requester's sender (kiwarp_qp_kick_tx_away()): a Read Response
@@ -779,7 +781,7 @@ static void __kiwarp_rx_work(struct work_struct *work)
 		.count = KIWARP_RX_PASS_BYTES,
 	};
 	struct kiwarp_rx *rx = &qp->rx;
-	bool eof = false;
+	bool eof = false, more;
 	struct sock *sk;
 	int ret;
 
@@ -790,7 +792,28 @@ static void __kiwarp_rx_work(struct work_struct *work)
 	lock_sock(sk);
 	rx->err = 0;
 	rx->halt = false;
-	ret = tcp_read_sock(sk, &desc, kiwarp_rx_actor);
+	/*
+	 * In chunks with bottom halves off, as the softirq parses: the
+	 * completions placed schedule their CQ's tasklet, which runs at
+	 * the chunk's local_bh_enable() (kiwarp_cq_local()), instead of an
+	 * irq_work each (a self-IPI). Between chunks TCP's softirq runs.
+	 */
+	do {
+		read_descriptor_t chunk = {
+			.arg.data = qp,
+			.count = min_t(size_t, desc.count,
+				       KIWARP_RX_BH_CHUNK_BYTES),
+		};
+		size_t asked = chunk.count;
+
+		local_bh_disable();
+		ret = tcp_read_sock(sk, &chunk, kiwarp_rx_actor);
+		local_bh_enable();
+		desc.count -= asked - chunk.count;
+		/* a chunk used up: there may be more queued */
+		more = ret > 0 && !chunk.count && desc.count && !rx->err &&
+		       !rx->halt;
+	} while (more);
 	if (rx->err) {
 		ret = rx->err;
 	} else if (rx->halt || !desc.count) {
