@@ -1379,43 +1379,54 @@ static void chain_fence_ours_to_siw(struct kunit *test)
 #define OVER_ORD_READS	9
 #define OVER_ORD_LEN	800
 
-static enum body_result reads_over_ord(struct kunit *test, struct ep *cli,
-				       struct ep *srv)
+/*
+ * Post @n RDMA Reads of @len bytes in one chain, only the last
+ * signaled: the i-th from @srv's buffer at i * @len (filled with @seed
+ * + i) to @cli's at READ_OFF + i * @len (zeroed). No ASSERT here:
+ * interop_run_port() must clean up. Return: whether it was posted.
+ */
+static bool post_read_chain(struct kunit *test, struct ep *cli,
+			    struct ep *srv, int n, u32 len, u8 seed)
 {
-	struct ib_sge *sge = kunit_kcalloc(test, OVER_ORD_READS, sizeof(*sge),
-					   GFP_KERNEL);
-	struct ib_rdma_wr *r = kunit_kcalloc(test, OVER_ORD_READS, sizeof(*r),
-					     GFP_KERNEL);
+	struct ib_sge *sge = kunit_kcalloc(test, n, sizeof(*sge), GFP_KERNEL);
+	struct ib_rdma_wr *r = kunit_kcalloc(test, n, sizeof(*r), GFP_KERNEL);
 	const struct ib_send_wr *bad;
 	int i;
 
-	BUILD_BUG_ON(READ_OFF + OVER_ORD_READS * OVER_ORD_LEN > BUF_LEN);
-	/* no ASSERT here: interop_run_port() must clean up */
 	if (!sge || !r) {
 		KUNIT_FAIL(test, "no memory");
-		return BODY_FAILED;
+		return false;
 	}
-	for (i = 0; i < OVER_ORD_READS; i++) {
-		fill(srv->buf + i * OVER_ORD_LEN, OVER_ORD_LEN, 0x31 + i);
+	for (i = 0; i < n; i++) {
+		fill(srv->buf + i * len, len, seed + i);
 		sge[i] = (struct ib_sge) {
-			.addr = cli->mr->iova + READ_OFF + i * OVER_ORD_LEN,
-			.length = OVER_ORD_LEN, .lkey = cli->mr->lkey,
+			.addr = cli->mr->iova + READ_OFF + i * len,
+			.length = len, .lkey = cli->mr->lkey,
 		};
 		r[i].wr.wr_id = WR_READ;
 		r[i].wr.opcode = IB_WR_RDMA_READ;
 		r[i].wr.sg_list = &sge[i];
 		r[i].wr.num_sge = 1;
-		r[i].wr.next = i + 1 < OVER_ORD_READS ? &r[i + 1].wr : NULL;
-		r[i].remote_addr = be64_to_cpu(cli->rinfo->addr) +
-				   i * OVER_ORD_LEN;
+		r[i].wr.next = i + 1 < n ? &r[i + 1].wr : NULL;
+		r[i].remote_addr = be64_to_cpu(cli->rinfo->addr) + i * len;
 		r[i].rkey = be32_to_cpu(cli->rinfo->rkey);
 	}
-	r[OVER_ORD_READS - 1].wr.send_flags = IB_SEND_SIGNALED;
-	memset(cli->buf + READ_OFF, 0, OVER_ORD_READS * OVER_ORD_LEN);
+	r[n - 1].wr.send_flags = IB_SEND_SIGNALED;
+	memset(cli->buf + READ_OFF, 0, n * len);
 	if (ib_post_send(cli->id->qp, &r[0].wr, &bad)) {
-		KUNIT_FAIL(test, "chain of %d Reads refused", OVER_ORD_READS);
-		return BODY_FAILED;
+		KUNIT_FAIL(test, "chain of %d Reads refused", n);
+		return false;
 	}
+	return true;
+}
+
+static enum body_result reads_over_ord(struct kunit *test, struct ep *cli,
+				       struct ep *srv)
+{
+	BUILD_BUG_ON(READ_OFF + OVER_ORD_READS * OVER_ORD_LEN > BUF_LEN);
+	if (!post_read_chain(test, cli, srv, OVER_ORD_READS, OVER_ORD_LEN,
+			     0x31))
+		return BODY_FAILED;
 	if (!ep_wait(cli, WR_READ)) {
 		KUNIT_FAIL(test, "Reads over the ORD: no completion in time");
 		return BODY_FAILED;
@@ -1455,44 +1466,14 @@ static void reads_over_ord_ours_to_siw(struct kunit *test)
 static enum body_result reads_then_disconnect(struct kunit *test,
 					      struct ep *cli, struct ep *srv)
 {
-	struct ib_sge *sge = kunit_kcalloc(test, DISC_READS, sizeof(*sge),
-					   GFP_KERNEL);
-	struct ib_rdma_wr *r = kunit_kcalloc(test, DISC_READS, sizeof(*r),
-					     GFP_KERNEL);
 	struct cm_ctx *cc = cli->id->context, *sc = srv->id->context;
 	unsigned int tmo = READ_ONCE(kiwarp_close_timeout_ms);
-	const struct ib_send_wr *bad;
-	ktime_t t0;
+	ktime_t t0 = ktime_get();
 	s64 ms;
-	int i;
 
 	BUILD_BUG_ON(READ_OFF + DISC_READS * DISC_READ_LEN > ZC_BUF_LEN);
-	if (!sge || !r) {
-		KUNIT_FAIL(test, "no memory");
+	if (!post_read_chain(test, cli, srv, DISC_READS, DISC_READ_LEN, 0x41))
 		return BODY_FAILED;
-	}
-	for (i = 0; i < DISC_READS; i++) {
-		fill(srv->buf + i * DISC_READ_LEN, DISC_READ_LEN, 0x41 + i);
-		sge[i] = (struct ib_sge) {
-			.addr = cli->mr->iova + READ_OFF + i * DISC_READ_LEN,
-			.length = DISC_READ_LEN, .lkey = cli->mr->lkey,
-		};
-		r[i].wr.wr_id = WR_READ;
-		r[i].wr.opcode = IB_WR_RDMA_READ;
-		r[i].wr.sg_list = &sge[i];
-		r[i].wr.num_sge = 1;
-		r[i].wr.next = i + 1 < DISC_READS ? &r[i + 1].wr : NULL;
-		r[i].remote_addr = be64_to_cpu(cli->rinfo->addr) +
-				   i * DISC_READ_LEN;
-		r[i].rkey = be32_to_cpu(cli->rinfo->rkey);
-	}
-	r[DISC_READS - 1].wr.send_flags = IB_SEND_SIGNALED;
-	memset(cli->buf + READ_OFF, 0, DISC_READS * DISC_READ_LEN);
-	t0 = ktime_get();
-	if (ib_post_send(cli->id->qp, &r[0].wr, &bad)) {
-		KUNIT_FAIL(test, "chain of %d Reads refused", DISC_READS);
-		return BODY_FAILED;
-	}
 	KUNIT_EXPECT_EQ(test, rdma_disconnect(cli->id), 0);
 	if (!ep_wait(cli, WR_READ)) {
 		KUNIT_FAIL(test, "Reads before the FIN: no completion in time");
