@@ -11,10 +11,11 @@
  * read_lock_bh; the TX work produces its completions with bh off,
  * kiwarp_tx_complete(); the RX work parses in bh-off chunks, rx.c)
  * schedules the tasklet itself: that only raises the softirq, which
- * runs when the section ends - no interrupt, and after the QP's, the
- * CQ's and the socket's locks are dropped. Elsewhere in process context
- * (flushes, zero-copy completions) an irq_work (a self-IPI) schedules
- * it. A producer on another CPU sends
+ * runs when the section ends - no interrupt, and after the QP's and the
+ * CQ's locks are dropped (the RX work still owns the socket then; the
+ * handler never takes it). Elsewhere in process context (flushes, the
+ * TX work's kiwarp_rx_drain(), zero-copy completions) an irq_work (a
+ * self-IPI) schedules it. A producer on another CPU sends
  * one async IPI (smp_call_function_single_async) whose callback
  * schedules the tasklet there; the softirq runs on that interrupt's
  * exit, no second interrupt. While that CPU is offline the producer's

@@ -47,7 +47,11 @@
 
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
 #define KIWARP_RX_INLINE_BYTES	(16 * 1024)
-/* The RX work's parse with bottom halves off, at most this at a time */
+/*
+ * The RX work parses with bottom halves off this much at a time, plus
+ * the rest of the skb it ends in: tcp_read_sock() looks at the budget
+ * between skbs, and kiwarp_rx_actor() parses the piece it is given.
+ */
 #define KIWARP_RX_BH_CHUNK_BYTES	(64 * 1024)
 /*
  * A Read Request for more than this is answered from another CPU than
@@ -796,7 +800,8 @@ static void __kiwarp_rx_work(struct work_struct *work)
 	 * In chunks with bottom halves off, as the softirq parses: the
 	 * completions placed schedule their CQ's tasklet, which runs at
 	 * the chunk's local_bh_enable() (kiwarp_cq_local()), instead of an
-	 * irq_work each (a self-IPI). Between chunks TCP's softirq runs.
+	 * irq_work each (a self-IPI); the socket is still ours then, so
+	 * what arrives meanwhile waits in its backlog for release_sock().
 	 */
 	do {
 		read_descriptor_t chunk = {
