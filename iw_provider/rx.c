@@ -48,9 +48,9 @@
 #define KIWARP_RX_PASS_BYTES	(512 * 1024)
 #define KIWARP_RX_INLINE_BYTES	(16 * 1024)
 /*
- * The RX work parses with bottom halves off this much at a time, plus
- * the rest of the skb it ends in: tcp_read_sock() looks at the budget
- * between skbs, and kiwarp_rx_actor() parses the piece it is given.
+ * The RX work parses with bottom halves off this much at a time:
+ * kiwarp_rx_actor() stops at its read_descriptor's budget, mid-skb and
+ * mid-FPDU if need be (the parser resumes where it stopped).
  */
 #define KIWARP_RX_BH_CHUNK_BYTES	(64 * 1024)
 /*
@@ -651,18 +651,21 @@ static void kiwarp_rx_after_fin(struct kiwarp_qp *qp)
 }
 
 /*
- * tcp_read_sock()'s actor: parse @len bytes of @skb from @off. Return:
- * the bytes consumed; 0 stops the pass (an error or the QP left RTS).
+ * tcp_read_sock()'s actor: parse @len bytes of @skb from @off, at most
+ * @desc->count of them. Return: the bytes consumed; 0 stops the pass
+ * (the budget is spent, an error, or the QP left RTS). tcp_read_sock()
+ * offers the rest of a piece consumed in part again at once, so a spent
+ * budget is checked first.
  */
 static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			   unsigned int off, size_t len)
 {
 	struct kiwarp_qp *qp = desc->arg.data;
 	struct kiwarp_rx *rx = &qp->rx;
-	u32 used;
+	u32 piece, used;
 	int ret;
 
-	if (rx->err || rx->halt)
+	if (!desc->count || rx->err || rx->halt)
 		return 0;
 	if (!kiwarp_rx_live(qp)) {
 		rx->halt = true;
@@ -677,7 +680,8 @@ static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	}
 	rx->skb = skb;
 	rx->skb_off = off;
-	rx->skb_left = min_t(size_t, len, U32_MAX);
+	piece = min3(len, desc->count, (size_t)U32_MAX);
+	rx->skb_left = piece;
 	while (rx->skb_left) {
 		ret = kiwarp_rx_step(qp);
 		if (ret < 0 && ret != -EAGAIN) {
@@ -685,10 +689,10 @@ static int kiwarp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			break;
 		}
 	}
-	used = min_t(size_t, len, U32_MAX) - rx->skb_left;
+	used = piece - rx->skb_left;
 	rx->skb = NULL;
 	rx->skb_left = 0;
-	desc->count = used < desc->count ? desc->count - used : 0;
+	desc->count -= used;
 	return used;
 }
 
