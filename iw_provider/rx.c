@@ -535,7 +535,8 @@ static int kiwarp_rx_hdr(struct kiwarp_qp *qp)
 		return kiwarp_rx_fail(qp, err.layer, err.etype, err.ecode);
 	rx->pay_len = rx->mpa_len - hlen;
 	rx->pay_got = 0;
-	rx->crc = iw_crc32c(IW_CRC32C_SEED, rx->hdr, rx->hdr_got);
+	if (qp->crc)	/* else the trailer's CRC field is not looked at */
+		rx->crc = iw_crc32c(IW_CRC32C_SEED, rx->hdr, rx->hdr_got);
 	if (kiwarp_rx_begin(qp))
 		return -EPROTO;
 	rx->stage = rx->pay_len ? KIWARP_RX_PAYLOAD : KIWARP_RX_TRAILER;
