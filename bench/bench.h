@@ -122,6 +122,7 @@ struct bench_cost {
 	u64 busy_ns;
 	u64 cpu_busy_ns[BENCH_MAX_CPUS];
 	u64 softirqs;
+	u64 ip_pkts;
 	u64 ipis;
 	u64 irq_works;
 	u64 switches;

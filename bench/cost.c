@@ -7,7 +7,9 @@
  * files show: busy time of every CPU (/proc/stat's user, nice, system,
  * irq and softirq, read as /proc/stat does; tick-sampled at HZ in the
  * test kernels), network softirqs (/proc/softirqs
- * NET_RX + NET_TX), reschedule and function-call IPIs and irq_work
+ * NET_RX + NET_TX), IP packets received summed over every network
+ * namespace (/proc/net/snmp Ip InReceives: the skbs TCP's receive path
+ * handles, data and acknowledgments, both ends), reschedule and function-call IPIs and irq_work
  * self-interrupts (/proc/interrupts RES, CAL, IWI; x86 only) and context
  * switches (/proc/stat ctxt, counted here from the sched_switch
  * tracepoint: the kernel does not export its own sum). Both ends of a
@@ -39,6 +41,8 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <net/ip.h>
+#include <net/net_namespace.h>
 #ifdef CONFIG_X86
 #include <asm/hardirq.h>
 #endif
@@ -95,6 +99,21 @@ void bench_cost_exit(void)
 	bench_tp_switch = NULL;
 }
 
+/* Ip InReceives of every namespace. Context: process context. */
+static u64 cost_ip_packets(void)
+{
+	struct net *net;
+	u64 n = 0;
+
+	down_read(&net_rwsem);
+	for_each_net(net)
+		n += snmp_fold_field64(net->mib.ip_statistics,
+				       IPSTATS_MIB_INPKTS,
+				       offsetof(struct ipstats_mib, syncp));
+	up_read(&net_rwsem);
+	return n;
+}
+
 static void cost_snap(struct bench_cost *c)
 {
 	u64 busy;
@@ -123,6 +142,7 @@ static void cost_snap(struct bench_cost *c)
 		c->irq_works += per_cpu(irq_stat, cpu).apic_irq_work_irqs;
 #endif
 	}
+	c->ip_pkts = cost_ip_packets();
 	c->t = ktime_get();
 }
 
@@ -163,7 +183,7 @@ void bench_cost_start(struct bench_cost *c)
  * Emits <tag>.cpus (busy CPUs: busy time over wall time), .busy_cpu<n>
  * (the same for each CPU: whether a run's work shares one CPU or
  * spreads), .us_per_op, .us_per_mb (with @bytes), .softirq_per_op,
- * .ipi_per_op, .irqwork_per_op and .cs_per_op.
+ * .pkts_per_op, .ipi_per_op, .irqwork_per_op and .cs_per_op.
  * Context: process context; sleeps.
  */
 void bench_cost_emit(const char *tag, const struct bench_cost *start,
@@ -195,6 +215,8 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 			   div64_u64(busy * 1000000ULL, bytes));
 	bench_emit(tag, "softirq_per_op",
 		   div64_u64((end.softirqs - start->softirqs) * 1000, ops));
+	bench_emit(tag, "pkts_per_op",
+		   div64_u64((end.ip_pkts - start->ip_pkts) * 1000, ops));
 #if defined(CONFIG_X86) && defined(CONFIG_SMP)
 	bench_emit(tag, "ipi_per_op",
 		   div64_u64((end.ipis - start->ipis) * 1000, ops));

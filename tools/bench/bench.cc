@@ -102,7 +102,8 @@ constexpr std::string_view pair_prefix = "pair.";
 // The cost figures a measured run adds behind its name (bench/cost.c),
 // and the host's (scripts/bench.sh: the QEMU processes' CPU time).
 const std::set<std::string> cost_names = {
-	"cpus", "us_per_op", "us_per_mb", "softirq_per_op", "ipi_per_op",
+	"cpus", "us_per_op", "us_per_mb", "softirq_per_op", "pkts_per_op",
+	"ipi_per_op",
 	"irqwork_per_op", "cs_per_op", "host_cpus", "host_us_per_op",
 	"busy_cpu0", "busy_cpu1", "busy_cpu2", "busy_cpu3", "busy_cpu4",
 	"busy_cpu5", "busy_cpu6", "busy_cpu7",
@@ -699,7 +700,8 @@ void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 	}
 	o << "\nGuest CPU cost of a run (medians): busy CPUs, us per op"
 	     " (message or round trip), us per MB, MB per CPU-second,"
-	     " per op: net softirqs, IPIs, irq_work, context switches;"
+	     " per op: net softirqs, IP packets received, IPIs, irq_work,"
+	     " context switches;"
 	     " host: the QEMU processes' CPUs busy and CPU us per op\n";
 	for (const auto &[k, s] : st) {
 		if (!k.ends_with(".us_per_op") || k.ends_with(".host_us_per_op"))
@@ -713,7 +715,8 @@ void sections(std::ostringstream &o, const std::map<std::string, Stat> &st,
 		o << pad(base, 26) << pad(med("cpus"), 6)
 		  << pad(med("us_per_op"), 8) << pad(med("us_per_mb"), 8)
 		  << pad(mb && mb->median > 0 ? sig(1e6 / mb->median) : "-", 8)
-		  << pad(med("softirq_per_op"), 7) << pad(med("ipi_per_op"), 7)
+		  << pad(med("softirq_per_op"), 7)
+		  << pad(med("pkts_per_op"), 7) << pad(med("ipi_per_op"), 7)
 		  << pad(med("irqwork_per_op"), 7) << pad(med("cs_per_op"), 7)
 		  << pad(med("host_cpus"), 6) << med("host_us_per_op") << "\n";
 	}

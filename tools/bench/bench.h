@@ -10,10 +10,10 @@
 // Figure names: <stack>.<op>.<size> (MB/s), <stack>.lat.<size>.<q> (us),
 // <stack>.conn / ours.sconn (per s), scale.<on|spread|off>[_work].<n>[.events|.cpuK],
 // any of them followed by a cost (.cpus, .us_per_op, .us_per_mb,
-// .softirq_per_op, .ipi_per_op, .irqwork_per_op, .cs_per_op); round trip
-// histograms <stack>.lat.<size>.hist.<lo>_<hi> (ns, a count). Topology
-// (b)'s figures carry the prefix "pair.". Pure functions, tested in
-// bench_test.cc.
+// .softirq_per_op, .pkts_per_op, .ipi_per_op, .irqwork_per_op,
+// .cs_per_op); round trip histograms <stack>.lat.<size>.hist.<lo>_<hi>
+// (ns, a count). Topology (b)'s figures carry the prefix "pair.". Pure
+// functions, tested in bench_test.cc.
 #pragma once
 
 #include <cstdint>
