@@ -2,27 +2,35 @@
 /*
  * kiwarp: completion queues.
  *
- * A CQ is a ring of struct ib_wc under cq->lock (irq safe). Completion
- * vector v belongs to the v-th online CPU (kiwarp_cpu_of_vector): the
- * CQ's completion handler always runs there, in softirq context, from
- * the CQ's tasklet, as a NIC driver's completion tasklet does (rxe's, for
- * one). A producer on that CPU in a softirq, an interrupt or a
- * bh-disabled section (the receive path runs under sk_callback_lock's
- * read_lock_bh; the TX work produces its completions with bh off,
- * kiwarp_tx_complete(); the RX work parses in bh-off chunks, rx.c)
+ * A CQ is a ring of struct ib_wc under cq->lock (irq safe). Its
+ * completion handler runs in softirq context, from the CQ's tasklet, as
+ * a NIC driver's completion tasklet does (rxe's, for one). A CQ created
+ * while the cq_affinity module parameter is set (the default;
+ * cq->affine) runs it on its completion vector's CPU, as a NIC's
+ * interrupt vectors have their affinity: vector v belongs to the v-th
+ * online CPU (kiwarp_cpu_of_vector). Other CQs run it on the CPU that
+ * produced the completion, as siw and rxe call theirs: no IPI, and a
+ * consumer that follows the handler's CPU (kdapl's follow placement)
+ * processes where the data arrived. A producer on the handler's CPU in
+ * a softirq, an interrupt or a bh-disabled section (the receive path
+ * runs under sk_callback_lock's read_lock_bh; the TX work produces its
+ * completions with bh off, kiwarp_tx_complete(); the RX work parses in
+ * bh-off chunks, rx.c)
  * schedules the tasklet itself: that only raises the softirq, which
  * runs when the section ends - no interrupt, and after the QP's and the
  * CQ's locks are dropped (the RX work still owns the socket then; the
  * handler never takes it). Elsewhere in process context (flushes, the
  * TX work's kiwarp_rx_drain(), zero-copy completions) an irq_work (a
- * self-IPI) schedules it. A producer on another CPU sends
- * one async IPI (smp_call_function_single_async) whose callback
+ * self-IPI) schedules it. For an affine CQ, a producer on another CPU
+ * sends one async IPI (smp_call_function_single_async) whose callback
  * schedules the tasklet there; the softirq runs on that interrupt's
  * exit, no second interrupt. While that CPU is offline the producer's
  * own CPU runs the handler (kiwarp_cq_raise); a tasklet pending on a CPU
- * that goes down moves to a live one (takeover_tasklets). The handler is
- * thus never called under a lock of ours and may post and poll; ib_core's
- * per-CPU completion processing (and kdapl's) relies on this.
+ * that goes down moves to a live one (takeover_tasklets). A tasklet runs
+ * on one CPU at a time, so the handler never runs twice at once, on
+ * whichever CPUs it is scheduled. It is never called under a lock of
+ * ours and may post and poll; ib_core's per-CPU completion processing
+ * (and kdapl's) relies on this.
  *
  * Arming: req_notify_cq sets cq->armed; the next completion (or next
  * solicited / error completion for IB_CQ_SOLICITED) disarms and raises
@@ -91,20 +99,20 @@ static void kiwarp_cq_ipi(void *info)
 }
 
 /*
- * Run the CQ's handler on cq->cpu. While that CPU is offline the handler
- * runs on the raising CPU instead (-ENXIO: not an online CPU), so no
- * notification is lost; once it is back, notifications return to it.
- * An IPI already queued on a CPU going offline is run by that CPU before
- * it dies (smpcfd_dying_cpu), and its tasklets move to a live CPU.
- * Preemption is off, so cq->cpu cannot go down between the check and
- * the IPI.
+ * Run the CQ's handler here, or on cq->cpu for an affine CQ. While that
+ * CPU is offline the handler runs on the raising CPU instead (-ENXIO:
+ * not an online CPU), so no notification is lost; once it is back,
+ * notifications return to it. An IPI already queued on a CPU going
+ * offline is run by that CPU before it dies (smpcfd_dying_cpu), and its
+ * tasklets move to a live CPU. Preemption is off, so cq->cpu cannot go
+ * down between the check and the IPI.
  */
 static void kiwarp_cq_raise(struct kiwarp_cq *cq)
 {
 	int cpu = get_cpu();
 	int ret;
 
-	if (cpu != cq->cpu) {
+	if (cq->affine && cpu != cq->cpu) {
 		atomic_inc(&cq->csd_inflight);
 		ret = smp_call_function_single_async(cq->cpu, &cq->csd);
 		if (!ret)
@@ -148,6 +156,7 @@ int kiwarp_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	spin_lock_init(&cq->lock);
 	cq->cpu = kiwarp_cpu_of_vector(attr->comp_vector);
+	cq->affine = READ_ONCE(kiwarp_cq_affinity);
 	tasklet_setup(&cq->notify_tasklet, kiwarp_cq_notify);
 	init_irq_work(&cq->kick_work, kiwarp_cq_kick);
 	init_irq_work(&cq->err_work, kiwarp_cq_err);

@@ -59,6 +59,7 @@
 #define KIWARP_STAG_IDX_MAX	((1U << 24) - 1)
 
 extern bool kiwarp_mpa_crc;		/* module parameter: request CRC */
+extern bool kiwarp_cq_affinity;		/* module parameter: see cq.c */
 extern bool kiwarp_test_fail_work;	/* test hook, kiwarp_work_run() */
 extern atomic_t kiwarp_test_lose_fin;	/* test hook, kiwarp_tcp_shutdown() */
 extern unsigned int kiwarp_close_timeout_ms;	/* graceful close bound */
@@ -189,11 +190,12 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  *
  * @lock (irq safe) protects the ring, @armed and @overflow. Producers
  * are the QP paths (any context), the consumer is poll_cq.
- * @notify_tasklet runs ibcq.comp_handler in softirq context on @cpu, the
- * CPU of the CQ's completion vector: scheduled there directly (through
- * @kick_work from plain process context), or through @csd (an async IPI
- * to @cpu, counted in @csd_inflight) from another CPU; on the raising
- * CPU while @cpu is offline (@offline_raises counts those). @notifies
+ * @notify_tasklet runs ibcq.comp_handler in softirq context: on the
+ * raising CPU, or if @affine on @cpu, the CPU of the CQ's completion
+ * vector: scheduled there directly (through @kick_work from plain
+ * process context), or through @csd (an async IPI to @cpu, counted in
+ * @csd_inflight) from another CPU; on the raising CPU while @cpu is
+ * offline (@offline_raises counts those). @notifies
  * counts the handler's runs. destroy_cq waits for @csd_inflight to drop
  * to zero, then irq_work_sync() and tasklet_kill(). @err_work
  * reports an overflow (IB_EVENT_CQ_ERR)
@@ -209,7 +211,8 @@ struct kiwarp_cq {
 	u32 tail;		/* next to fill */
 	u8 armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
 	bool overflow;
-	int cpu;
+	bool affine;		/* handler on @cpu (cq_affinity at creation) */
+	int cpu;		/* its completion vector's CPU */
 	struct tasklet_struct notify_tasklet;
 	struct irq_work kick_work;
 	struct irq_work err_work;	/* IB_EVENT_CQ_ERR, after an overflow */

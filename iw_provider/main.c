@@ -35,6 +35,17 @@ module_param_named(fpdu_segs, kiwarp_fpdu_segs, uint, 0644);
 MODULE_PARM_DESC(fpdu_segs, "largest FPDU sent, in TCP segments (MSS) of the path, 1-64, when both MPA frames agree to FPDUs longer than a segment (siw's GSO bit; offered by ours when > 1); default 32, 1: every FPDU fits one segment");
 EXPORT_SYMBOL_NS_GPL(kiwarp_fpdu_segs, KIWARP_INTERNAL);
 
+/*
+ * On by default: the other way removed the IPIs of a SEND stream whose
+ * two EVDs were bound to two CPUs, but slowed kdapl's busy single EVD
+ * (Documentation/performance.rst, "CQ handler where the completion is
+ * produced").
+ */
+bool kiwarp_cq_affinity = true;
+module_param_named(cq_affinity, kiwarp_cq_affinity, bool, 0644);
+MODULE_PARM_DESC(cq_affinity, "CQs created while set run their completion handler on the CPU of their completion vector, reached by an IPI (default on); off: on the CPU that produced the completion, as siw and rxe do");
+EXPORT_SYMBOL_NS_GPL(kiwarp_cq_affinity, KIWARP_INTERNAL);
+
 unsigned int kiwarp_close_timeout_ms = 5000;
 module_param_named(close_timeout_ms, kiwarp_close_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(close_timeout_ms, "how long a graceful close waits for the peer's FIN before resetting (ms, default 5000)");

@@ -252,7 +252,8 @@ static void evd_cq_event(struct ib_event *ev, void *ctx)
  *
  * The CQ holds as many completions as the EVD's queue and uses the
  * completion vector of the EVD's CPU, so that a device that interrupts
- * per vector interrupts on that CPU.
+ * per vector interrupts on that CPU (kiwarp by default; siw and rxe call
+ * the handler where the completion is produced).
  *
  * Return: 0 or a negative errno.
  * Context: process context, the IA's lock held.

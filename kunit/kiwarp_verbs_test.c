@@ -218,6 +218,29 @@ static void rec_handler(struct ib_cq *cq, void *ctx)
 	complete(&r->done);
 }
 
+/*
+ * A CQ on @vector whose handler records where it runs. It takes the
+ * cq_affinity module parameter's value at creation; @affine then
+ * replaces it (before any QP uses the CQ), so that a test does not
+ * change the parameter under the rest of the system.
+ */
+static struct ib_cq *make_cq(struct kunit *test, struct ib_device *dev,
+			     struct cpu_rec *rec, int vector, bool affine)
+{
+	struct ib_cq_init_attr ca = { .cqe = 16, .comp_vector = vector };
+	bool param = READ_ONCE(kiwarp_cq_affinity);
+	struct ib_cq *cq;
+
+	init_completion(&rec->done);
+	rec->cpu = -1;
+	cq = ib_create_cq(dev, rec_handler, NULL, rec, &ca);
+	if (IS_ERR(cq))
+		return cq;
+	KUNIT_EXPECT_EQ(test, to_kcq(cq)->affine, param);
+	to_kcq(cq)->affine = affine;
+	return cq;
+}
+
 static struct ib_qp *make_qp(struct kunit *test, struct ib_pd *pd,
 			     struct ib_cq *scq, struct ib_cq *rcq)
 {
@@ -236,9 +259,9 @@ static struct ib_qp *make_qp(struct kunit *test, struct ib_pd *pd,
 }
 
 /*
- * The completion handler of a CQ on vector v runs on the v-th online
- * CPU in softirq context (the CQ's tasklet: no self-IPI, no lock of ours
- * held), whichever CPU produced the completion.
+ * With cq_affinity, the completion handler of a CQ on vector v runs on
+ * the v-th online CPU in softirq context (the CQ's tasklet: no lock of
+ * ours held), whichever CPU produced the completion.
  */
 static void verbs_test_cq_vector_cpu(struct kunit *test)
 {
@@ -246,7 +269,6 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 	int v;
 
 	for (v = 0; v < c->dev->num_comp_vectors; v++) {
-		struct ib_cq_init_attr ca = { .cqe = 16, .comp_vector = v };
 		struct ib_recv_wr rwr = { .wr_id = 7 };
 		const struct ib_recv_wr *bad;
 		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -255,9 +277,7 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 		struct ib_qp *qp;
 		struct ib_wc wc;
 
-		init_completion(&rec.done);
-		rec.cpu = -1;
-		cq = ib_create_cq(c->dev, rec_handler, NULL, &rec, &ca);
+		cq = make_cq(test, c->dev, &rec, v, true);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 		qp = make_qp(test, c->pd, cq, cq);
 		if (!qp) {
@@ -292,6 +312,68 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 }
 
 /*
+ * Without cq_affinity the completion handler runs in softirq context on
+ * the CPU that produced the completion, not on the CQ's vector's: here
+ * the flush of a receive posted in ERROR, produced by the post itself,
+ * made from a CPU other than the vector's (this thread moved there).
+ */
+static void verbs_test_cq_producer_cpu(struct kunit *test)
+{
+	struct verbs_ctx *c = test->priv;
+	cpumask_var_t saved;
+	int v;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second online CPU");
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
+	cpumask_copy(saved, &current->cpus_mask);
+	for (v = 0; v < c->dev->num_comp_vectors; v++) {
+		struct ib_recv_wr rwr = { .wr_id = 8 };
+		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+		const struct ib_recv_wr *bad;
+		struct cpu_rec rec;
+		struct ib_cq *cq;
+		struct ib_qp *qp;
+		struct ib_wc wc;
+		int here = cpumask_any_but(cpu_online_mask,
+					   kiwarp_cpu_of_vector(v));
+
+		if (here >= nr_cpu_ids) {
+			KUNIT_FAIL(test, "no CPU but vector %d's online", v);
+			break;
+		}
+		cq = make_cq(test, c->dev, &rec, v, false);
+		if (IS_ERR(cq))
+			break;
+		qp = make_qp(test, c->pd, cq, cq);
+		if (!qp) {
+			ib_destroy_cq(cq);
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+		KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(current,
+							   cpumask_of(here)), 0);
+		migrate_disable();	/* were the CPU to go away meanwhile */
+		here = smp_processor_id();
+		KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);
+		migrate_enable();
+		KUNIT_EXPECT_NE(test, here, kiwarp_cpu_of_vector(v));
+		KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&rec.done,
+								  5 * HZ), 0UL);
+		KUNIT_EXPECT_EQ(test, rec.cpu, here);
+		KUNIT_EXPECT_TRUE(test, rec.softirq);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 8ULL);
+		ib_destroy_qp(qp);
+		ib_destroy_cq(cq);
+	}
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	KUNIT_EXPECT_EQ(test, v, c->dev->num_comp_vectors);
+}
+
+/*
  * A CQ whose CPU goes offline keeps its notifications (issue 19, 3):
  * they run on the producing CPU meanwhile and go back to the vector's
  * CPU once it is online again.
@@ -300,7 +382,6 @@ static void verbs_test_cq_cpu_offline(struct kunit *test)
 {
 	struct verbs_ctx *c = test->priv;
 	int v = c->dev->num_comp_vectors - 1;
-	struct ib_cq_init_attr ca = { .cqe = 16, .comp_vector = v };
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_recv_wr rwr = { .wr_id = 9 };
 	const struct ib_recv_wr *bad;
@@ -313,9 +394,7 @@ static void verbs_test_cq_cpu_offline(struct kunit *test)
 	target = kiwarp_cpu_of_vector(v);
 	if (num_online_cpus() < 2 || !target)
 		kunit_skip(test, "needs a second online CPU");
-	init_completion(&rec.done);
-	rec.cpu = -1;
-	cq = ib_create_cq(c->dev, rec_handler, NULL, &rec, &ca);
+	cq = make_cq(test, c->dev, &rec, v, true);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
 	qp = make_qp(test, c->pd, cq, cq);
 	if (!qp) {
@@ -696,6 +775,7 @@ static struct kunit_case kiwarp_verbs_cases[] = {
 	KUNIT_CASE(verbs_test_newlink),
 	KUNIT_CASE(verbs_test_newlink_race),
 	KUNIT_CASE(verbs_test_cq_vector_cpu),
+	KUNIT_CASE(verbs_test_cq_producer_cpu),
 	KUNIT_CASE(verbs_test_cq_missed_events),
 	KUNIT_CASE(verbs_test_cq_cpu_offline),
 	KUNIT_CASE(verbs_test_qp_modify),

@@ -15,6 +15,10 @@ bench() {
 	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
 		return 0
 	fi
+	if [ "$1" = kiwarp ]; then
+		bench_kiwarp "${@:2}"
+		return 0
+	fi
 	if [ -n "${PROFILE:-}" ]; then
 		profile_cmd "$@"
 		return 0
@@ -35,6 +39,21 @@ bench() {
 	esac
 	echo "$out" >>"$RAW"
 	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
+}
+
+# kiwarp <param>=<value> <command>...: the command with one of kiwarp's
+# writable module parameters set, restored afterwards; not run (and said
+# so) if the parameter cannot be set.
+bench_kiwarp() {
+	local p=/sys/module/kiwarp/parameters/${1%%=*} old
+
+	if ! old=$(cat "$p") || ! echo "${1#*=}" >"$p"; then
+		echo "# failed: kiwarp $*" >>"$RAW"
+		echo "kdapl-bench: failed: kiwarp $*"
+		return 0
+	fi
+	bench "${@:2}"
+	echo "$old" >"$p"
 }
 
 # interleave <command>...: $REPS rounds; in each, one measured run of

@@ -115,13 +115,18 @@ serve_all
 common="ms=$MS warm=$WARM_MS depth=$DEPTH"
 for s in $SIZES; do
 	c="$common size=$s"
-	interleave "dat test=write $OURS $c tag=ours.write.$s" \
-		"dat test=write $SIW $c tag=siw.write.$s" \
-		"tcp test=stream $TCP $c tag=tcp.stream.$s" \
-		"dat test=read $OURS $c tag=ours.read.$s" \
-		"dat test=read $SIW $c tag=siw.read.$s" \
-		"dat test=send $OURS $c tag=ours.send.$s" \
-		"dat test=send $SIW $c tag=siw.send.$s"
+	cmds=("dat test=write $OURS $c tag=ours.write.$s"
+		"dat test=write $SIW $c tag=siw.write.$s"
+		"tcp test=stream $TCP $c tag=tcp.stream.$s"
+		"dat test=read $OURS $c tag=ours.read.$s"
+		"dat test=read $SIW $c tag=siw.read.$s"
+		"dat test=send $OURS $c tag=ours.send.$s"
+		"dat test=send $SIW $c tag=siw.send.$s")
+	# kiwarp's CQ handlers where the completion is produced
+	# (cq_affinity=0) against the default, on the vector's CPU
+	[ "$s" != 4096 ] ||
+		cmds+=("kiwarp cq_affinity=0 dat test=send $OURS $c tag=ours.sendp.$s")
+	interleave "${cmds[@]}"
 done
 for s in $LAT_SIZES; do
 	lat="rounds=$ROUNDS warm=$WARM_ROUNDS size=$s"

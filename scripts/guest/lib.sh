@@ -566,6 +566,7 @@ rt_res_cq() {
 	out=$(rdma res show cq dev kw1 -dd)
 	echo "$out"
 	echo "$out" | grep -q "drv_cpu [0-9]" &&
+	echo "$out" | grep -q "drv_affine [01]" &&
 	echo "$out" | awk '{ for (i = 1; i < NF; i++) if ($i == "drv_notifies") s += $(i + 1) }
 		END { exit !(s > 0) }'
 }
