@@ -7,7 +7,7 @@
  * files show: busy time of every CPU (/proc/stat's user, nice, system,
  * irq and softirq, read as /proc/stat does; tick-sampled at HZ in the
  * test kernels), network softirqs (/proc/softirqs
- * NET_RX + NET_TX), IP packets received summed over every network
+ * NET_RX + NET_TX), IPv4 packets received summed over every network
  * namespace (/proc/net/snmp Ip InReceives: the skbs TCP's receive path
  * handles, data and acknowledgments, both ends), reschedule and function-call IPIs and irq_work
  * self-interrupts (/proc/interrupts RES, CAL, IWI; x86 only) and context
@@ -99,7 +99,7 @@ void bench_cost_exit(void)
 	bench_tp_switch = NULL;
 }
 
-/* Ip InReceives of every namespace. Context: process context. */
+/* IPv4 InReceives of every namespace. Context: process context. */
 static u64 cost_ip_packets(void)
 {
 	struct net *net;
@@ -120,6 +120,8 @@ static void cost_snap(struct bench_cost *c)
 	int cpu;
 
 	memset(c, 0, sizeof(*c));
+	/* first: net_rwsem may wait, the rest is read close to c->t */
+	c->ip_pkts = cost_ip_packets();
 	for_each_possible_cpu(cpu) {
 		struct kernel_cpustat k;
 		u64 *t = k.cpustat;
@@ -142,7 +144,6 @@ static void cost_snap(struct bench_cost *c)
 		c->irq_works += per_cpu(irq_stat, cpu).apic_irq_work_irqs;
 #endif
 	}
-	c->ip_pkts = cost_ip_packets();
 	c->t = ktime_get();
 }
 
@@ -215,8 +216,10 @@ void bench_cost_emit(const char *tag, const struct bench_cost *start,
 			   div64_u64(busy * 1000000ULL, bytes));
 	bench_emit(tag, "softirq_per_op",
 		   div64_u64((end.softirqs - start->softirqs) * 1000, ops));
-	bench_emit(tag, "pkts_per_op",
-		   div64_u64((end.ip_pkts - start->ip_pkts) * 1000, ops));
+	if (end.ip_pkts >= start->ip_pkts)	/* no namespace went away */
+		bench_emit(tag, "pkts_per_op",
+			   div64_u64((end.ip_pkts - start->ip_pkts) * 1000,
+				     ops));
 #if defined(CONFIG_X86) && defined(CONFIG_SMP)
 	bench_emit(tag, "ipi_per_op",
 		   div64_u64((end.ipis - start->ipis) * 1000, ops));

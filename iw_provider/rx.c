@@ -790,7 +790,7 @@ static void __kiwarp_rx_work(struct work_struct *work)
 		.count = KIWARP_RX_PASS_BYTES,
 	};
 	struct kiwarp_rx *rx = &qp->rx;
-	bool eof = false, more;
+	bool eof = false, halt, more;
 	struct sock *sk;
 	int ret;
 
@@ -824,9 +824,10 @@ static void __kiwarp_rx_work(struct work_struct *work)
 		more = ret > 0 && !chunk.count && desc.count && !rx->err &&
 		       !rx->halt;
 	} while (more);
+	halt = rx->halt;	/* release_sock()'s backlog may reset it */
 	if (rx->err) {
 		ret = rx->err;
-	} else if (rx->halt || !desc.count) {
+	} else if (halt || !desc.count) {
 		ret = 0;
 	} else if (ret >= 0 || ret == -EAGAIN) {
 		/* all read: why nothing more comes, if it does not */
@@ -842,7 +843,7 @@ static void __kiwarp_rx_work(struct work_struct *work)
 		kiwarp_qp_peer_fin(qp);
 	} else if (ret < 0) {
 		kiwarp_rx_failed(qp, ret);
-	} else if (!ret && !desc.count && !rx->halt) {
+	} else if (!ret && !desc.count && !halt) {
 		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
 	}
 out:

@@ -352,8 +352,12 @@ static void verbs_test_cq_producer_cpu(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
 		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
-		KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(current,
-							   cpumask_of(here)), 0);
+		if (set_cpus_allowed_ptr(current, cpumask_of(here))) {
+			KUNIT_FAIL(test, "cannot move to CPU %d", here);
+			ib_destroy_qp(qp);
+			ib_destroy_cq(cq);
+			break;
+		}
 		migrate_disable();	/* were the CPU to go away meanwhile */
 		here = smp_processor_id();
 		KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);

@@ -381,8 +381,8 @@ void ratios_one(RatioSet &rs)
 		// kiwarp's CQ handlers where the completion is produced
 		// (cq_affinity=0) against the default, the vector's CPU
 		std::string p = "ours.sendp." + ss, o = "ours.send." + ss;
-		rs.add("ours producer/vector CPU send " + ss, p, o);
-		rs.add("ours producer/vector CPU cpu per MB send " + ss,
+		rs.add("cq producer/vector send " + ss, p, o);
+		rs.add("cq producer/vector cpu per MB send " + ss,
 		       p + ".us_per_mb", o + ".us_per_mb");
 	}
 	for (long s : lat_sizes(st)) {
