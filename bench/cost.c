@@ -6,13 +6,13 @@
  * connection setup and teardown outside), of counters the guest's /proc
  * files show: busy time of every CPU (/proc/stat's user, nice, system,
  * irq and softirq, read as /proc/stat does; tick-sampled at HZ in the
- * test kernels), network softirqs (/proc/softirqs
- * NET_RX + NET_TX), IPv4 packets received summed over every network
- * namespace (/proc/net/snmp Ip InReceives: the skbs TCP's receive path
- * handles, data and acknowledgments, both ends), reschedule and function-call IPIs and irq_work
- * self-interrupts (/proc/interrupts RES, CAL, IWI; x86 only) and context
- * switches (/proc/stat ctxt, counted here from the sched_switch
- * tracepoint: the kernel does not export its own sum). Both ends of a
+ * test kernels), network softirqs (/proc/softirqs NET_RX + NET_TX),
+ * IPv4 packets received summed over every network namespace
+ * (/proc/net/snmp Ip InReceives: the skbs TCP's receive path handles,
+ * data and acknowledgments, both ends), reschedule and function-call
+ * IPIs and irq_work self-interrupts (/proc/interrupts RES, CAL, IWI;
+ * x86 only) and context switches (/proc/stat ctxt, counted here from
+ * the sched_switch tracepoint: the kernel does not export its own sum). Both ends of a
  * connection in one guest are both in the figures; in the two-guest
  * topology only the measuring guest's end is.
  *

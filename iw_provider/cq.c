@@ -15,11 +15,10 @@
  * a softirq, an interrupt or a bh-disabled section (the receive path
  * runs under sk_callback_lock's read_lock_bh; the TX work produces its
  * completions with bh off, kiwarp_tx_complete(); the RX work parses in
- * bh-off chunks, rx.c)
- * schedules the tasklet itself: that only raises the softirq, which
- * runs when the section ends - no interrupt, and after the QP's and the
- * CQ's locks are dropped (the RX work still owns the socket then; the
- * handler never takes it). Elsewhere in process context (flushes, the
+ * bh-off chunks, rx.c) schedules the tasklet itself: that only raises
+ * the softirq, which runs when the section ends - no interrupt, and
+ * after the QP's and the CQ's locks are dropped (the RX work still owns
+ * the socket then; the handler never takes it). Elsewhere in process context (flushes, the
  * TX work's kiwarp_rx_drain(), zero-copy completions) an irq_work (a
  * self-IPI) schedules it. For an affine CQ, a producer on another CPU
  * sends one async IPI (smp_call_function_single_async) whose callback

@@ -195,10 +195,10 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  * vector: scheduled there directly (through @kick_work from plain
  * process context), or through @csd (an async IPI to @cpu, counted in
  * @csd_inflight) from another CPU; on the raising CPU while @cpu is
- * offline (@offline_raises counts those). @notifies
- * counts the handler's runs. destroy_cq waits for @csd_inflight to drop
- * to zero, then irq_work_sync() and tasklet_kill(). @err_work
- * reports an overflow (IB_EVENT_CQ_ERR)
+ * offline (@offline_raises counts those). @notifies counts the
+ * handler's runs. destroy_cq waits for @csd_inflight to drop to zero,
+ * then irq_work_sync() and tasklet_kill(). @cpu and @affine are set at
+ * creation and never change. @err_work reports an overflow (IB_EVENT_CQ_ERR)
  * from hard irq context on the producing CPU, never under the caller's
  * locks: a consumer may modify the QP from its event handler.
  */

@@ -785,10 +785,7 @@ void kiwarp_rx_drain(struct kiwarp_qp *qp)
 static void __kiwarp_rx_work(struct work_struct *work)
 {
 	struct kiwarp_qp *qp = container_of(work, struct kiwarp_qp, rx_work);
-	read_descriptor_t desc = {
-		.arg.data = qp,
-		.count = KIWARP_RX_PASS_BYTES,
-	};
+	size_t left = KIWARP_RX_PASS_BYTES;	/* of this pass */
 	struct kiwarp_rx *rx = &qp->rx;
 	bool eof = false, halt, more;
 	struct sock *sk;
@@ -811,23 +808,22 @@ static void __kiwarp_rx_work(struct work_struct *work)
 	do {
 		read_descriptor_t chunk = {
 			.arg.data = qp,
-			.count = min_t(size_t, desc.count,
-				       KIWARP_RX_BH_CHUNK_BYTES),
+			.count = min_t(size_t, left, KIWARP_RX_BH_CHUNK_BYTES),
 		};
-		size_t asked = chunk.count;
 
+		left -= chunk.count;
 		local_bh_disable();
 		ret = tcp_read_sock(sk, &chunk, kiwarp_rx_actor);
 		local_bh_enable();
-		desc.count -= asked - chunk.count;
+		left += chunk.count;	/* the chunk's unused rest */
 		/* a chunk used up: there may be more queued */
-		more = ret > 0 && !chunk.count && desc.count && !rx->err &&
+		more = ret > 0 && !chunk.count && left && !rx->err &&
 		       !rx->halt;
 	} while (more);
 	halt = rx->halt;	/* release_sock()'s backlog may reset it */
 	if (rx->err) {
 		ret = rx->err;
-	} else if (halt || !desc.count) {
+	} else if (halt || !left) {
 		ret = 0;
 	} else if (ret >= 0 || ret == -EAGAIN) {
 		/* all read: why nothing more comes, if it does not */
@@ -843,7 +839,7 @@ static void __kiwarp_rx_work(struct work_struct *work)
 		kiwarp_qp_peer_fin(qp);
 	} else if (ret < 0) {
 		kiwarp_rx_failed(qp, ret);
-	} else if (!ret && !desc.count && !halt) {
+	} else if (!ret && !left && !halt) {
 		kiwarp_qp_queue(qp, &qp->rx_work);	/* more to read */
 	}
 out:

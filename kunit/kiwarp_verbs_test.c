@@ -258,6 +258,18 @@ static struct ib_qp *make_qp(struct kunit *test, struct ib_pd *pd,
 	return IS_ERR(qp) ? NULL : qp;
 }
 
+/* A QP on @cq moved to ERROR, where a posted receive completes at once */
+static struct ib_qp *make_err_qp(struct kunit *test, struct ib_pd *pd,
+				 struct ib_cq *cq)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_qp *qp = make_qp(test, pd, cq, cq);
+
+	if (qp)
+		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
+	return qp;
+}
+
 /*
  * With cq_affinity, the completion handler of a CQ on vector v runs on
  * the v-th online CPU in softirq context (the CQ's tasklet: no lock of
@@ -271,7 +283,6 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 	for (v = 0; v < c->dev->num_comp_vectors; v++) {
 		struct ib_recv_wr rwr = { .wr_id = 7 };
 		const struct ib_recv_wr *bad;
-		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 		struct cpu_rec rec;
 		struct ib_cq *cq;
 		struct ib_qp *qp;
@@ -279,12 +290,11 @@ static void verbs_test_cq_vector_cpu(struct kunit *test)
 
 		cq = make_cq(test, c->dev, &rec, v, true);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
-		qp = make_qp(test, c->pd, cq, cq);
+		qp = make_err_qp(test, c->pd, cq);
 		if (!qp) {
 			ib_destroy_cq(cq);
 			return;
 		}
-		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
 		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 		/* A receive posted in ERROR completes at once, flushed */
 		KUNIT_EXPECT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);
@@ -329,7 +339,6 @@ static void verbs_test_cq_producer_cpu(struct kunit *test)
 	cpumask_copy(saved, &current->cpus_mask);
 	for (v = 0; v < c->dev->num_comp_vectors; v++) {
 		struct ib_recv_wr rwr = { .wr_id = 8 };
-		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 		const struct ib_recv_wr *bad;
 		struct cpu_rec rec;
 		struct ib_cq *cq;
@@ -345,12 +354,11 @@ static void verbs_test_cq_producer_cpu(struct kunit *test)
 		cq = make_cq(test, c->dev, &rec, v, false);
 		if (IS_ERR(cq))
 			break;
-		qp = make_qp(test, c->pd, cq, cq);
+		qp = make_err_qp(test, c->pd, cq);
 		if (!qp) {
 			ib_destroy_cq(cq);
 			break;
 		}
-		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
 		KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
 		if (set_cpus_allowed_ptr(current, cpumask_of(here))) {
 			KUNIT_FAIL(test, "cannot move to CPU %d", here);
@@ -386,7 +394,6 @@ static void verbs_test_cq_cpu_offline(struct kunit *test)
 {
 	struct verbs_ctx *c = test->priv;
 	int v = c->dev->num_comp_vectors - 1;
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_recv_wr rwr = { .wr_id = 9 };
 	const struct ib_recv_wr *bad;
 	struct cpu_rec rec;
@@ -400,12 +407,11 @@ static void verbs_test_cq_cpu_offline(struct kunit *test)
 		kunit_skip(test, "needs a second online CPU");
 	cq = make_cq(test, c->dev, &rec, v, true);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
-	qp = make_qp(test, c->pd, cq, cq);
+	qp = make_err_qp(test, c->pd, cq);
 	if (!qp) {
 		ib_destroy_cq(cq);
 		return;
 	}
-	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &attr, IB_QP_STATE), 0);
 
 	ret = remove_cpu(target);
 	if (ret == -EBUSY || ret == -EPERM) {

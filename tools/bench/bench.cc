@@ -103,8 +103,8 @@ constexpr std::string_view pair_prefix = "pair.";
 // and the host's (scripts/bench.sh: the QEMU processes' CPU time).
 const std::set<std::string> cost_names = {
 	"cpus", "us_per_op", "us_per_mb", "softirq_per_op", "pkts_per_op",
-	"ipi_per_op",
-	"irqwork_per_op", "cs_per_op", "host_cpus", "host_us_per_op",
+	"ipi_per_op", "irqwork_per_op", "cs_per_op", "host_cpus",
+	"host_us_per_op",
 	"busy_cpu0", "busy_cpu1", "busy_cpu2", "busy_cpu3", "busy_cpu4",
 	"busy_cpu5", "busy_cpu6", "busy_cpu7",
 };
