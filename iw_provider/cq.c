@@ -6,7 +6,8 @@
  * completion handler runs in softirq context, from the CQ's tasklet, as
  * a NIC driver's completion tasklet does (rxe's, for one). A CQ created
  * while the cq_affinity module parameter is set (the default;
- * cq->affine) runs it on its completion vector's CPU, as a NIC's
+ * cq->affine, which a consumer may change, kiwarp_cq_set_affine() in
+ * include/kiwarp/cq.h) runs it on its completion vector's CPU, as a NIC's
  * interrupt vectors have their affinity: vector v belongs to the v-th
  * online CPU (kiwarp_cpu_of_vector). Other CQs run it on the CPU that
  * produced the completion, as siw and rxe call theirs: no IPI, and a
@@ -42,6 +43,8 @@
 #include <linux/log2.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
+
+#include <kiwarp/cq.h>
 
 #include "kiwarp.h"
 
@@ -111,7 +114,7 @@ static void kiwarp_cq_raise(struct kiwarp_cq *cq)
 	int cpu = get_cpu();
 	int ret;
 
-	if (cq->affine && cpu != cq->cpu) {
+	if (READ_ONCE(cq->affine) && cpu != cq->cpu) {
 		atomic_inc(&cq->csd_inflight);
 		ret = smp_call_function_single_async(cq->cpu, &cq->csd);
 		if (!ret)
@@ -188,6 +191,15 @@ int kiwarp_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	atomic_dec(&to_kdev(ibcq->device)->num_cq);
 	return 0;
 }
+
+int kiwarp_cq_set_affine(struct ib_cq *ibcq, bool affine)
+{
+	if (ibcq->device->ops.create_cq != kiwarp_create_cq)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(to_kcq(ibcq)->affine, affine);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kiwarp_cq_set_affine);
 
 /**
  * kiwarp_cq_add() - queue one completion and notify if armed.

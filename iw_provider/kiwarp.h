@@ -197,8 +197,10 @@ static inline struct kiwarp_pd *to_kpd(struct ib_pd *pd)
  * @csd_inflight) from another CPU; on the raising CPU while @cpu is
  * offline (@offline_raises counts those). @notifies counts the
  * handler's runs. destroy_cq waits for @csd_inflight to drop to zero,
- * then irq_work_sync() and tasklet_kill(). @cpu and @affine are set at
- * creation and never change. @err_work reports an overflow (IB_EVENT_CQ_ERR)
+ * then irq_work_sync() and tasklet_kill(). @cpu is set at creation and
+ * never changes; @affine is set at creation from the cq_affinity
+ * parameter and changed only by a consumer's kiwarp_cq_set_affine()
+ * (READ_ONCE/WRITE_ONCE). @err_work reports an overflow (IB_EVENT_CQ_ERR)
  * from hard irq context on the producing CPU, never under the caller's
  * locks: a consumer may modify the QP from its event handler.
  */
@@ -211,7 +213,7 @@ struct kiwarp_cq {
 	u32 tail;		/* next to fill */
 	u8 armed;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
 	bool overflow;
-	bool affine;		/* handler on @cpu (cq_affinity at creation) */
+	bool affine;		/* handler on @cpu (see above) */
 	int cpu;		/* its completion vector's CPU */
 	struct tasklet_struct notify_tasklet;
 	struct irq_work kick_work;

@@ -211,7 +211,7 @@ static int kiwarp_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	    rdma_nl_put_driver_u32(msg, "used", used) ||
 	    rdma_nl_put_driver_string(msg, "armed", arm) ||
 	    rdma_nl_put_driver_u32(msg, "cpu", cq->cpu) ||
-	    rdma_nl_put_driver_u32(msg, "affine", cq->affine) ||
+	    rdma_nl_put_driver_u32(msg, "affine", READ_ONCE(cq->affine)) ||
 	    rdma_nl_put_driver_u64(msg, "notifies",
 				   atomic64_read(&cq->notifies)) ||
 	    rdma_nl_put_driver_u64(msg, "offline_raises",

@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <kiwarp/cq.h>
 
 #include "kdapl.h"
 #include "evd.h"
@@ -39,6 +40,11 @@
 #define EVD_FLAGS_KNOWN (DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | \
 			 DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG | \
 			 DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
+
+static bool producer_cq = true;
+module_param(producer_cq, bool, 0644);
+MODULE_PARM_DESC(producer_cq,
+		 "Follow placement: DTO EVDs created while set ask a device that can choose (kiwarp) to run their CQ handler on the CPU that produced the completion (default on); off: on the CPU of the CQ's completion vector");
 
 /* All EVDs, for debugfs. */
 static LIST_HEAD(evd_list);
@@ -245,6 +251,25 @@ static void evd_cq_event(struct ib_event *ev, void *ctx)
 	report_overflow(evd);
 }
 
+/*
+ * Follow placement: have kiwarp run @cq's handler on the producing CPU.
+ * kdapl does not link against kiwarp (include/kiwarp/cq.h); any other
+ * device, or kiwarp not loaded, keeps its own way.
+ */
+static void evd_cq_at_producer(struct kdapl_evd *evd, struct ib_cq *cq)
+{
+	int (*set_affine)(struct ib_cq *cq, bool affine);
+
+	if (evd->dispatch.set->mode != KDAPL_PLACE_FOLLOW ||
+	    !READ_ONCE(producer_cq))
+		return;
+	set_affine = symbol_get(kiwarp_cq_set_affine);
+	if (!set_affine)
+		return;
+	set_affine(cq, false);
+	symbol_put(kiwarp_cq_set_affine);
+}
+
 /**
  * kdapl_evd_cq_create() - give a DTO EVD its completion queue
  * @evd: an EVD with DAT_EVD_DTO_FLAG, not yet used by anything
@@ -252,8 +277,12 @@ static void evd_cq_event(struct ib_event *ev, void *ctx)
  *
  * The CQ holds as many completions as the EVD's queue and uses the
  * completion vector of the EVD's CPU, so that a device that interrupts
- * per vector interrupts on that CPU (kiwarp by default; siw and rxe call
- * the handler where the completion is produced).
+ * per vector interrupts on that CPU (siw and rxe call the handler where
+ * the completion is produced). Under follow placement the EVD is
+ * processed where its completions arrive, which a device that raises
+ * every completion on the vector's CPU would hide: kiwarp is asked to
+ * raise them where they are produced instead (producer_cq, on by
+ * default; evd_cq_at_producer()).
  *
  * Return: 0 or a negative errno.
  * Context: process context, the IA's lock held.
@@ -269,6 +298,7 @@ static int kdapl_evd_cq_create(struct kdapl_evd *evd, struct ib_device *ibdev)
 	cq = ib_create_cq(ibdev, evd_cq_comp, evd_cq_event, evd, &attr);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
+	evd_cq_at_producer(evd, cq);
 	evd->cqe = cq->cqe;
 	evd->poll_after_arm = ibdev->ops.driver_id == RDMA_DRIVER_SIW;
 	WRITE_ONCE(evd->cq, cq);

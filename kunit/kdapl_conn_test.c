@@ -37,6 +37,7 @@
 
 #include "kdapl_test.h"
 #include "test_net.h"
+#include "../kdapl/cpu.h"
 
 MODULE_IMPORT_NS(KDAPL_INTERNAL);	/* the knobs in kdapl_test.h */
 
@@ -2528,15 +2529,134 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 					      DAT_UPCALL_INVOC_NEW));
 }
 
+/* --- placement ------------------------------------------------------- */
+
+#define WHERE_SENDS	8
+
+/* Records the CPU of every DTO upcall. */
+struct where {
+	atomic_t n;
+	int cpu[WHERE_SENDS];
+};
+
+static void where_upcall(DAT_PVOID data, const DAT_EVENT *ev,
+			 DAT_BOOLEAN more)
+{
+	struct where *w = data;
+	int i;
+
+	if (ev->event_number != DAT_DTO_COMPLETION_EVENT)
+		return;
+	i = atomic_read(&w->n);
+	if (i < WHERE_SENDS)
+		w->cpu[i] = smp_processor_id();
+	atomic_inc(&w->n);
+}
+
+/* Pin the calling task to @cpu; false if it cannot go there. */
+static bool pin_to(int cpu)
+{
+	return !set_cpus_allowed_ptr(current, cpumask_of(cpu)) &&
+	       raw_smp_processor_id() == cpu;
+}
+
+/*
+ * Follow placement over kiwarp (issue 16 item 1, kdapl/cpu.h): a DTO
+ * EVD's upcalls run where its completions are produced. The EVD is
+ * created on one CPU, which binds it there and gives its CQ that CPU's
+ * completion vector; the Sends are posted from another CPU, where
+ * kiwarp's TX work sends and completes them. Their upcalls must run on
+ * the posting CPU. A kiwarp CQ raising on its vector's CPU (kdapl
+ * producer_cq=0, or a CQ left affine) runs every upcall on the EVD's
+ * CPU and fails this. The first Sends may still be processed on the
+ * EVD's CPU while a move is held back by the once-per-load-window rule
+ * (another queue moved to the posting CPU just before): the last half
+ * must all have moved.
+ */
+static void dto_upcall_where_produced(struct kunit *test)
+{
+	struct conn_ctx *c = ctx(test);
+	struct where *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	DAT_UPCALL_OBJECT up = { w, where_upcall };
+	DAT_EP_HANDLE epa = DAT_HANDLE_NULL, epb;
+	int home, away, i, tries;
+	DAT_EVD_HANDLE evd;
+	cpumask_var_t saved;
+	struct mem ma, mb;
+	DAT_LMR_TRIPLET t;
+	DAT_PSP_HANDLE psp;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	if (kdapl_cpu_placement() != KDAPL_PLACE_FOLLOW)
+		kunit_skip(test, "kdapl placement=spread");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one online CPU");
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
+	cpumask_copy(saved, &current->cpus_mask);
+	home = cpumask_first(cpu_online_mask);
+	away = cpumask_next(home, cpu_online_mask);
+
+	if (!pin_to(home)) {
+		set_cpus_allowed_ptr(current, saved);
+		free_cpumask_var(saved);
+		KUNIT_FAIL(test, "cannot run on CPU %d", home);
+		return;
+	}
+	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 64, DAT_UPCALL_SINGLE_INSTANCE,
+					&up, DAT_EVD_DTO_FLAG, &evd));
+	KUNIT_EXPECT_TRUE(test, pin_to(away));
+	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, evd, evd, c->a.conn,
+				      NULL, &epa));
+	epb = ep_make(test, &c->b);
+	mem_make(test, &c->a, 256, 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, &ma);
+	mem_make(test, &c->b, 256 * WHERE_SENDS, 0,
+		 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &mb);
+	for (i = 0; i < WHERE_SENDS; i++) {
+		t = trip(&mb, 256 * i, 256);
+		ASSERT_OK(test, dat_ep_post_recv(epb, 1, &t, cookie(0xb0 + i),
+						 0));
+	}
+	connect_to(test, epa, epb, &psp);
+	/* Past the load window (20 ms) of moves the connection made. */
+	msleep(50);
+
+	for (i = 0; i < WHERE_SENDS; i++) {
+		t = trip(&ma, 0, 64 + i);
+		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xa0 + i),
+						 0));
+		for (tries = 0; atomic_read(&w->n) <= i && tries < WAIT_MS;
+		     tries++)
+			usleep_range(1000, 1100);
+		KUNIT_ASSERT_EQ(test, atomic_read(&w->n), i + 1);
+		expect_dto(test, c->b.dto, 0xb0 + i, DAT_DTO_SUCCESS, 64 + i,
+			   DAT_DTO_RECEIVE);
+	}
+	set_cpus_allowed_ptr(current, saved);
+	free_cpumask_var(saved);
+	for (i = WHERE_SENDS / 2; i < WHERE_SENDS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, w->cpu[i], away,
+				    "send %d completed on CPU %d, EVD's CPU %d",
+				    i, w->cpu[i], home);
+
+	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
+	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	ASSERT_OK(test, dat_ep_free(epa));
+	ASSERT_OK(test, dat_evd_modify_upcall(evd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(evd));
+}
+
 /*
  * One case list for every transport. Each suite still needs its own
  * array: KUnit 6.1 keeps every case's log pointer in the struct
  * kunit_case, so two suites sharing one array free the logs twice (KASAN
- * double-free at module unload); CONN_CASES initializes each. conn_ipv6
+ * double-free at module unload); CONN_CASES initializes each, with a
+ * transport's own cases at the end. conn_ipv6
  * opens its own IAs on siw6 whatever the topology (kiwarp and rxe have
  * no IPv6 device in the guest).
  */
-#define CONN_CASES {						\
+#define CONN_CASES(...) {					\
 	KUNIT_CASE(conn_ep_create_query_free),	\
 	KUNIT_CASE(conn_ep_unconfigured),	\
 	KUNIT_CASE(conn_modify_pz_flushes_receives),	\
@@ -2580,13 +2700,15 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 	KUNIT_CASE(conn_rdma_read_depths),	\
 	KUNIT_CASE(conn_disconnect_bounded),	\
 	KUNIT_CASE(conn_disconnect_timeout_broken),	\
-	KUNIT_CASE(conn_more_calls_from_upcalls),	\
-	{}							\
+	KUNIT_CASE(conn_more_calls_from_upcalls), ##__VA_ARGS__,	\
+	{}						\
 }
 
-static struct kunit_case conn_cases[] = CONN_CASES;
-static struct kunit_case conn_kiwarp_cases[] = CONN_CASES;
-static struct kunit_case conn_rxe_cases[] = CONN_CASES;
+static struct kunit_case conn_cases[] = CONN_CASES();
+/* siw and rxe call the handler where they produce: kiwarp chooses */
+static struct kunit_case conn_kiwarp_cases[] =
+	CONN_CASES(KUNIT_CASE(dto_upcall_where_produced));
+static struct kunit_case conn_rxe_cases[] = CONN_CASES();
 
 static struct kunit_suite kdapl_conn_suite = {
 	.name = "kdapl_conn",

@@ -17,6 +17,8 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 
+#include <kiwarp/cq.h>
+
 #include "kiwarp.h"
 
 #define KW_DEV	"kw0"
@@ -221,8 +223,9 @@ static void rec_handler(struct ib_cq *cq, void *ctx)
 /*
  * A CQ on @vector whose handler records where it runs. It takes the
  * cq_affinity module parameter's value at creation; @affine then
- * replaces it (before any QP uses the CQ), so that a test does not
- * change the parameter under the rest of the system.
+ * replaces it through kiwarp_cq_set_affine() (before any QP uses the
+ * CQ), so that a test does not change the parameter under the rest of
+ * the system.
  */
 static struct ib_cq *make_cq(struct kunit *test, struct ib_device *dev,
 			     struct cpu_rec *rec, int vector, bool affine)
@@ -237,7 +240,8 @@ static struct ib_cq *make_cq(struct kunit *test, struct ib_device *dev,
 	if (IS_ERR(cq))
 		return cq;
 	KUNIT_EXPECT_EQ(test, to_kcq(cq)->affine, param);
-	to_kcq(cq)->affine = affine;
+	KUNIT_EXPECT_EQ(test, kiwarp_cq_set_affine(cq, affine), 0);
+	KUNIT_EXPECT_EQ(test, to_kcq(cq)->affine, affine);
 	return cq;
 }
 

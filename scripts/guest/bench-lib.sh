@@ -15,8 +15,8 @@ bench() {
 	if [ -n "$ONLY" ] && ! echo "$*" | grep -qE "$ONLY"; then
 		return 0
 	fi
-	if [ "$1" = kiwarp ]; then
-		bench_kiwarp "${@:2}"
+	if [ "$1" = kiwarp ] || [ "$1" = kdapl ]; then
+		bench_param "$@"
 		return 0
 	fi
 	if [ -n "${PROFILE:-}" ]; then
@@ -41,18 +41,18 @@ bench() {
 	echo "kdapl-bench: $* ($((SECONDS - t0)) s)"
 }
 
-# kiwarp <param>=<value> <command>...: the command with one of kiwarp's
-# writable module parameters set, restored afterwards; not run (and said
-# so) if the parameter cannot be set.
-bench_kiwarp() {
-	local p=/sys/module/kiwarp/parameters/${1%%=*} old
+# kiwarp|kdapl <param>=<value> <command>...: the command with one of that
+# module's writable parameters set, restored afterwards; not run (and
+# said so) if the parameter cannot be set.
+bench_param() {
+	local p=/sys/module/$1/parameters/${2%%=*} old
 
-	if ! old=$(cat "$p") || ! echo "${1#*=}" >"$p"; then
-		echo "# failed: kiwarp $*" >>"$RAW"
-		echo "kdapl-bench: failed: kiwarp $*"
+	if ! old=$(cat "$p") || ! echo "${2#*=}" >"$p"; then
+		echo "# failed: $*" >>"$RAW"
+		echo "kdapl-bench: failed: $*"
 		return 0
 	fi
-	bench "${@:2}"
+	bench "${@:3}"
 	echo "$old" >"$p"
 }
 

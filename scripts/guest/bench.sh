@@ -122,10 +122,14 @@ for s in $SIZES; do
 		"dat test=read $SIW $c tag=siw.read.$s"
 		"dat test=send $OURS $c tag=ours.send.$s"
 		"dat test=send $SIW $c tag=siw.send.$s")
-	# kiwarp's CQ handlers where the completion is produced
-	# (cq_affinity=0) against the default, on the vector's CPU
+	# kdapl's EVDs with kiwarp's CQ handlers where the completion is
+	# produced (the default, kdapl producer_cq=1) against handlers on
+	# the vector's CPU; then both with the active end's EVDs on CPU 1,
+	# the responder's on CPU 0 (sendx: the ends on two CPUs, forced)
 	[ "$s" != 4096 ] ||
-		cmds+=("kiwarp cq_affinity=0 dat test=send $OURS $c tag=ours.sendp.$s")
+		cmds+=("kdapl producer_cq=0 dat test=send $OURS $c tag=ours.sendv.$s"
+			"dat test=send $OURS $c cpu=1 tag=ours.sendx.$s"
+			"kdapl producer_cq=0 dat test=send $OURS $c cpu=1 tag=ours.sendxv.$s")
 	interleave "${cmds[@]}"
 done
 for s in $LAT_SIZES; do

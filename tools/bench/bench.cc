@@ -378,12 +378,18 @@ void ratios_one(RatioSet &rs)
 			       o + ".us_per_mb", t + ".us_per_mb", 1.2,
 			       Cmp::at_most);
 		}
-		// kiwarp's CQ handlers where the completion is produced
-		// (cq_affinity=0) against the default, the vector's CPU
-		std::string p = "ours.sendp." + ss, o = "ours.send." + ss;
-		rs.add("cq producer/vector send " + ss, p, o);
+		// kdapl's EVDs with kiwarp's CQ handlers where the completion
+		// is produced (default) against the vector's CPU
+		// (producer_cq=0), then with the ends forced onto two CPUs
+		std::string p = "ours.send." + ss, v = "ours.sendv." + ss;
+		rs.add("cq producer/vector send " + ss, p, v);
 		rs.add("cq producer/vector cpu per MB send " + ss,
-		       p + ".us_per_mb", o + ".us_per_mb");
+		       p + ".us_per_mb", v + ".us_per_mb");
+		p = "ours.sendx." + ss;
+		v = "ours.sendxv." + ss;
+		rs.add("cq producer/vector 2cpu send " + ss, p, v);
+		rs.add("cq producer/vector 2cpu cpu per MB send " + ss,
+		       p + ".us_per_mb", v + ".us_per_mb");
 	}
 	for (long s : lat_sizes(st)) {
 		std::string ss = std::to_string(s);
