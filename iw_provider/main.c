@@ -43,7 +43,7 @@ EXPORT_SYMBOL_NS_GPL(kiwarp_fpdu_segs, KIWARP_INTERNAL);
  */
 bool kiwarp_cq_affinity = true;
 module_param_named(cq_affinity, kiwarp_cq_affinity, bool, 0644);
-MODULE_PARM_DESC(cq_affinity, "CQs created while set run their completion handler on the CPU of their completion vector, reached by an IPI (default on); off: on the CPU that produced the completion, as siw and rxe do");
+MODULE_PARM_DESC(cq_affinity, "CQs created while set run their completion handler on the CPU of their completion vector, reached by an IPI (default on); off: on the CPU that produced the completion, as siw and rxe do; a consumer may choose per CQ (include/kiwarp/cq.h), as kdapl does");
 EXPORT_SYMBOL_NS_GPL(kiwarp_cq_affinity, KIWARP_INTERNAL);
 
 unsigned int kiwarp_close_timeout_ms = 5000;

@@ -155,6 +155,7 @@ void kdapl_cpu_exit(void);
 const struct cpumask *kdapl_cpu_mask(void);
 enum kdapl_placement kdapl_cpu_placement(void);
 const char *kdapl_placement_name(enum kdapl_placement mode);
+bool kdapl_producer_cq(void);	/* evd.c */
 
 struct kdapl_cpuset *kdapl_cpuset_alloc(const struct cpumask *mask,
 					enum kdapl_placement mode);

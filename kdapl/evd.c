@@ -44,7 +44,18 @@
 static bool producer_cq = true;
 module_param(producer_cq, bool, 0644);
 MODULE_PARM_DESC(producer_cq,
-		 "Follow placement: DTO EVDs created while set ask a device that can choose (kiwarp) to run their CQ handler on the CPU that produced the completion (default on); off: on the CPU of the CQ's completion vector");
+		 "Follow placement: DTO EVDs created while set ask a device that can choose (kiwarp) to run their CQ handler on the CPU that produced the completion (default on); off: the device decides (kiwarp: its cq_affinity)");
+
+/**
+ * kdapl_producer_cq() - whether new DTO EVDs ask for producer-CPU handlers
+ *
+ * Return: the producer_cq module parameter (for the tests).
+ */
+bool kdapl_producer_cq(void)
+{
+	return READ_ONCE(producer_cq);
+}
+EXPORT_SYMBOL_NS_GPL(kdapl_producer_cq, KDAPL_INTERNAL);
 
 /* All EVDs, for debugfs. */
 static LIST_HEAD(evd_list);
@@ -258,7 +269,7 @@ static void evd_cq_event(struct ib_event *ev, void *ctx)
  */
 static void evd_cq_at_producer(struct kdapl_evd *evd, struct ib_cq *cq)
 {
-	int (*set_affine)(struct ib_cq *cq, bool affine);
+	typeof(kiwarp_cq_set_affine) *set_affine;
 
 	if (evd->dispatch.set->mode != KDAPL_PLACE_FOLLOW ||
 	    !READ_ONCE(producer_cq))

@@ -2533,7 +2533,7 @@ static void conn_more_calls_from_upcalls(struct kunit *test)
 
 #define WHERE_SENDS	8
 
-/* Records the CPU of every DTO upcall. */
+/* Records the CPU of every DTO upcall (one at a time: SINGLE_INSTANCE). */
 struct where {
 	atomic_t n;
 	int cpu[WHERE_SENDS];
@@ -2549,11 +2549,14 @@ static void where_upcall(DAT_PVOID data, const DAT_EVENT *ev,
 		return;
 	i = atomic_read(&w->n);
 	if (i < WHERE_SENDS)
-		w->cpu[i] = smp_processor_id();
-	atomic_inc(&w->n);
+		WRITE_ONCE(w->cpu[i], smp_processor_id());
+	atomic_set_release(&w->n, i + 1);
 }
 
-/* Pin the calling task to @cpu; false if it cannot go there. */
+/*
+ * Pin the calling task to @cpu; false if it cannot go there. The case's
+ * thread ends with the case: nothing to restore.
+ */
 static bool pin_to(int cpu)
 {
 	return !set_cpus_allowed_ptr(current, cpumask_of(cpu)) &&
@@ -2581,7 +2584,6 @@ static void dto_upcall_where_produced(struct kunit *test)
 	DAT_EP_HANDLE epa = DAT_HANDLE_NULL, epb;
 	int home, away, i, tries;
 	DAT_EVD_HANDLE evd;
-	cpumask_var_t saved;
 	struct mem ma, mb;
 	DAT_LMR_TRIPLET t;
 	DAT_PSP_HANDLE psp;
@@ -2589,22 +2591,22 @@ static void dto_upcall_where_produced(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	if (kdapl_cpu_placement() != KDAPL_PLACE_FOLLOW)
 		kunit_skip(test, "kdapl placement=spread");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "one online CPU");
-	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
-	cpumask_copy(saved, &current->cpus_mask);
-	home = cpumask_first(cpu_online_mask);
-	away = cpumask_next(home, cpu_online_mask);
+	if (!kdapl_producer_cq())
+		kunit_skip(test, "kdapl producer_cq=0");
+	/* two online CPUs that process kdapl's events (its cpus=) */
+	home = cpumask_first_and(cpu_online_mask, kdapl_cpu_mask());
+	away = home < nr_cpu_ids ?
+	       cpumask_next_and(home, cpu_online_mask, kdapl_cpu_mask()) :
+	       nr_cpu_ids;
+	if (away >= nr_cpu_ids)
+		kunit_skip(test, "fewer than two online CPUs in kdapl cpus=");
 
-	if (!pin_to(home)) {
-		set_cpus_allowed_ptr(current, saved);
-		free_cpumask_var(saved);
-		KUNIT_FAIL(test, "cannot run on CPU %d", home);
-		return;
-	}
+	KUNIT_ASSERT_TRUE_MSG(test, pin_to(home), "cannot run on CPU %d",
+			      home);
 	ASSERT_OK(test, dat_evd_kcreate(c->a.ia, 64, DAT_UPCALL_SINGLE_INSTANCE,
 					&up, DAT_EVD_DTO_FLAG, &evd));
-	KUNIT_EXPECT_TRUE(test, pin_to(away));
+	KUNIT_ASSERT_TRUE_MSG(test, pin_to(away), "cannot run on CPU %d",
+			      away);
 	ASSERT_OK(test, dat_ep_create(c->a.ia, c->a.pz, evd, evd, c->a.conn,
 				      NULL, &epa));
 	epb = ep_make(test, &c->b);
@@ -2624,19 +2626,18 @@ static void dto_upcall_where_produced(struct kunit *test)
 		t = trip(&ma, 0, 64 + i);
 		ASSERT_OK(test, dat_ep_post_send(epa, 1, &t, cookie(0xa0 + i),
 						 0));
-		for (tries = 0; atomic_read(&w->n) <= i && tries < WAIT_MS;
+		for (tries = 0;
+		     atomic_read_acquire(&w->n) <= i && tries < WAIT_MS;
 		     tries++)
 			usleep_range(1000, 1100);
-		KUNIT_ASSERT_EQ(test, atomic_read(&w->n), i + 1);
+		KUNIT_ASSERT_EQ(test, atomic_read_acquire(&w->n), i + 1);
 		expect_dto(test, c->b.dto, 0xb0 + i, DAT_DTO_SUCCESS, 64 + i,
 			   DAT_DTO_RECEIVE);
 	}
-	set_cpus_allowed_ptr(current, saved);
-	free_cpumask_var(saved);
 	for (i = WHERE_SENDS / 2; i < WHERE_SENDS; i++)
-		KUNIT_EXPECT_EQ_MSG(test, w->cpu[i], away,
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(w->cpu[i]), away,
 				    "send %d completed on CPU %d, EVD's CPU %d",
-				    i, w->cpu[i], home);
+				    i, READ_ONCE(w->cpu[i]), home);
 
 	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);

@@ -103,10 +103,12 @@ fi
 if [ -n "$profile" ]; then
 	printf 'ONLY=%s\nPROFILE=1\n' "'$profile'" >>"$run/bench.conf"
 	# KDAPL_PROFILE_ANNOTATE="sym ...": their samples per instruction
+	# and their callers
 	[ -z "${KDAPL_PROFILE_ANNOTATE:-}" ] ||
 		printf 'PROFILE_ANNOTATE=%s\n' "'$KDAPL_PROFILE_ANNOTATE'" \
 			>>"$run/bench.conf"
-	rm -f "$run"/out/profile-*.txt "$run"/out/annotate-*.txt
+	rm -f "$run"/out/profile-*.txt "$run"/out/annotate-*.txt \
+		"$run"/out/callers-*.txt
 fi
 
 # The guests' clocksource. Under TCG the kernel finds the vCPUs' TSCs
@@ -170,7 +172,7 @@ fi
 if [ -n "$profile" ]; then
 	set -- "$run"/out/profile-*.txt
 	[ -e "$1" ] || { echo "bench: no profile written" >&2; exit 1; }
-	for f in "$@" "$run"/out/annotate-*.txt; do
+	for f in "$@" "$run"/out/annotate-*.txt "$run"/out/callers-*.txt; do
 		[ -e "$f" ] || continue
 		cp "$f" "$out/"
 		echo "bench: wrote $out/$(basename "$f")"

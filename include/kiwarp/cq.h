@@ -12,6 +12,8 @@
  * here. Such a consumer does not link against kiwarp.ko: it looks the
  * function up with symbol_get(kiwarp_cq_set_affine), which fails when
  * kiwarp is not loaded, and drops it with symbol_put() after the call.
+ * symbol_get() finds GPL-only exports only: the export must stay
+ * EXPORT_SYMBOL_GPL, without a namespace.
  */
 #ifndef KIWARP_CQ_H
 #define KIWARP_CQ_H

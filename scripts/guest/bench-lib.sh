@@ -135,13 +135,17 @@ profile_cmd() {
 	} >>"$OUT/profile-$tag.txt"
 	# PROFILE_ANNOTATE (bench.conf): for these symbols, the samples per
 	# instruction offset ("sym+0x1f"), to read against `objdump -d` of
-	# the object on the host (the guest has no objdump)
+	# the object on the host (the guest has no objdump), and the call
+	# chains their samples came through (callers, 1% and more)
 	if [ -n "${PROFILE_ANNOTATE:-}" ]; then
 		local sym
 		for sym in $PROFILE_ANNOTATE; do
 			perf script -i "$data" -G -F ip,sym,symoff 2>/dev/null |
 				awk '{ print $2 }' | grep -E "^$sym\+0x" | sort | uniq -c |
 				sort -rn | head -80 >"$OUT/annotate-$tag-$sym.txt"
+			perf report -q -i "$data" --stdio --no-children \
+				--symbols "$sym" -g graph,1,callee 2>&1 |
+				head -200 >"$OUT/callers-$tag-$sym.txt"
 		done
 	fi
 	echo "kdapl-bench: profiled $tag"
