@@ -136,7 +136,7 @@ profile_cmd() {
 	# PROFILE_ANNOTATE (bench.conf): for these symbols, the samples per
 	# instruction offset ("sym+0x1f"), to read against `objdump -d` of
 	# the object on the host (the guest has no objdump), and the call
-	# chains their samples came through (callers, 1% and more)
+	# chains their samples came through (callers, 5% and more of each)
 	if [ -n "${PROFILE_ANNOTATE:-}" ]; then
 		local sym
 		for sym in $PROFILE_ANNOTATE; do
@@ -144,7 +144,7 @@ profile_cmd() {
 				awk '{ print $2 }' | grep -E "^$sym\+0x" | sort | uniq -c |
 				sort -rn | head -80 >"$OUT/annotate-$tag-$sym.txt"
 			perf report -q -i "$data" --stdio --no-children \
-				--symbols "$sym" -g graph,1,callee 2>&1 |
+				--symbols "$sym" -g fractal,5,callee 2>&1 |
 				head -200 >"$OUT/callers-$tag-$sym.txt"
 		done
 	fi
