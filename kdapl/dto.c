@@ -539,7 +539,8 @@ static DAT_RETURN post_common(DAT_EP_HANDLE ep_handle, enum kdapl_ep_op op,
 			      const DAT_RMR_TRIPLET *remote,
 			      DAT_COMPLETION_FLAGS cflags)
 {
-	struct ib_sge sge[KDAPL_MAX_IOV];
+	/* only the @nseg wr_get() filled are read */
+	struct ib_sge sge[KDAPL_MAX_IOV] __uninitialized;
 	struct ib_rdma_wr rwr = {};
 	struct ib_recv_wr rcv = {};
 	const struct ib_send_wr *bad;

@@ -121,7 +121,7 @@ static int evd_upcalls(struct kdapl_evd *evd, int budget)
 {
 	DAT_BOOLEAN more;
 	unsigned long flags;
-	DAT_EVENT event;
+	DAT_EVENT event __uninitialized;	/* copied whole from the ring */
 	int done = 0;
 
 	while (done < budget) {
@@ -199,7 +199,8 @@ static int evd_deliver(struct kdapl_dispatch *d, int budget)
 static int evd_cq_poll(struct kdapl_dispatch *d, int budget)
 {
 	struct kdapl_evd *evd = container_of(d, struct kdapl_evd, dispatch);
-	struct ib_wc wcs[KDAPL_EVD_POLL_BATCH];
+	/* only the @n ib_poll_cq() filled are read */
+	struct ib_wc wcs[KDAPL_EVD_POLL_BATCH] __uninitialized;
 	int polled = 0, want, n, i;
 	bool again = false, armed = false;
 	struct ib_cq *cq;

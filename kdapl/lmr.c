@@ -281,8 +281,9 @@ int kdapl_lmr_post_pending(struct kdapl_pz *pz, struct ib_qp *qp)
 {
 	const struct ib_send_wr *bad;
 	struct kdapl_lmr *lmr;
-	struct ib_send_wr inv;
-	struct ib_reg_wr reg;
+	/* set in full below: not zeroed on the DTO path's every call */
+	struct ib_send_wr inv __uninitialized;
+	struct ib_reg_wr reg __uninitialized;
 	unsigned long flags;
 	int err = 0;
 

@@ -210,6 +210,15 @@ static DAT_EP_HANDLE ep_make(struct kunit *test, struct host *h)
 	return ep;
 }
 
+/* An EVD with an upcall: no upcall after this, then freed. */
+static void evd_stop_free(struct kunit *test, DAT_EVD_HANDLE evd)
+{
+	ASSERT_OK(test, dat_evd_modify_upcall(evd, DAT_UPCALL_TEARDOWN,
+					      DAT_UPCALL_SAME,
+					      DAT_UPCALL_INVOC_NEW));
+	ASSERT_OK(test, dat_evd_free(evd));
+}
+
 static DAT_EP_STATE ep_state(struct kunit *test, DAT_EP_HANDLE ep)
 {
 	DAT_EP_STATE s = -1;
@@ -1367,14 +1376,8 @@ static void conn_calls_from_upcalls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep_state(test, epa), DAT_EP_STATE_DISCONNECTED);
 	ASSERT_OK(test, dat_ep_free(epa));
 	ASSERT_OK(test, dat_psp_free(psp));
-	ASSERT_OK(test, dat_evd_modify_upcall(connevd, DAT_UPCALL_TEARDOWN,
-					      DAT_UPCALL_SAME,
-					      DAT_UPCALL_INVOC_NEW));
-	ASSERT_OK(test, dat_evd_free(connevd));
-	ASSERT_OK(test, dat_evd_modify_upcall(crevd, DAT_UPCALL_TEARDOWN,
-					      DAT_UPCALL_SAME,
-					      DAT_UPCALL_INVOC_NEW));
-	ASSERT_OK(test, dat_evd_free(crevd));
+	evd_stop_free(test, connevd);
+	evd_stop_free(test, crevd);
 }
 
 /* --- data transfer ----------------------------------------------------- */
@@ -1829,10 +1832,7 @@ static void dto_posts_from_upcall(struct kunit *test)
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	ASSERT_OK(test, dat_ep_free(epb));
-	ASSERT_OK(test, dat_evd_modify_upcall(devd, DAT_UPCALL_TEARDOWN,
-					      DAT_UPCALL_SAME,
-					      DAT_UPCALL_INVOC_NEW));
-	ASSERT_OK(test, dat_evd_free(devd));
+	evd_stop_free(test, devd);
 }
 
 /* --- selective signaling --------------------------------------------- */
@@ -2159,10 +2159,7 @@ static void dto_unsignalled_quiet(struct kunit *test)
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	expect_ev(test, c->b.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	ASSERT_OK(test, dat_ep_free(epa));
-	ASSERT_OK(test, dat_evd_modify_upcall(qevd, DAT_UPCALL_TEARDOWN,
-					      DAT_UPCALL_SAME,
-					      DAT_UPCALL_INVOC_NEW));
-	ASSERT_OK(test, dat_evd_free(qevd));
+	evd_stop_free(test, qevd);
 }
 
 /* An EP of @h with these RDMA Read depths; the rest defaults. */
@@ -2642,10 +2639,7 @@ static void dto_upcall_where_produced(struct kunit *test)
 	ASSERT_OK(test, dat_ep_disconnect(epa, DAT_CLOSE_ABRUPT_FLAG));
 	expect_ev(test, c->a.conn, DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	ASSERT_OK(test, dat_ep_free(epa));
-	ASSERT_OK(test, dat_evd_modify_upcall(evd, DAT_UPCALL_TEARDOWN,
-					      DAT_UPCALL_SAME,
-					      DAT_UPCALL_INVOC_NEW));
-	ASSERT_OK(test, dat_evd_free(evd));
+	evd_stop_free(test, evd);
 }
 
 /*
