@@ -119,9 +119,10 @@ static void evd_upcall_unlock(struct kdapl_evd *evd, DAT_EVENT *event,
  */
 static int evd_upcalls(struct kdapl_evd *evd, int budget)
 {
+	/* copied whole from the ring before it is read */
+	DAT_EVENT __uninitialized event;
 	DAT_BOOLEAN more;
 	unsigned long flags;
-	DAT_EVENT event __uninitialized;	/* copied whole from the ring */
 	int done = 0;
 
 	while (done < budget) {
